@@ -17,6 +17,8 @@ namespace fs = std::filesystem;
 constexpr const char* kManifest = "manifest.json";
 constexpr const char* kLatest = "latest";
 constexpr const char* kStagingPrefix = ".staging-";
+constexpr auto kReadableFile =
+    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
 
 Status FsError(const std::string& what, const std::string& path, const std::error_code& ec) {
   return Status::IoError(what + " " + path + ": " + ec.message());
@@ -79,6 +81,10 @@ Status CheckpointWriter::Begin(const std::string& root, int64_t epoch, Checkpoin
     return FsError("cannot create a staging directory in", root,
                    std::error_code(errno, std::generic_category()));
   }
+  // Checkpoints are meant to be read by other processes (generate, other pods).
+  constexpr auto kReadable = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec;
+  fs::permissions(tmpl, kReadable, ec);
   CheckpointWriter w;
   w.root_ = root;
   w.staging_ = tmpl;
@@ -117,6 +123,7 @@ Status CheckpointWriter::Commit(Manifest manifest, int keep) {
   }
   if (ec) return FsError("cannot list", staging_, ec);
   PETNAME_RETURN_IF_ERROR(WriteFileAtomically(FilePath(kManifest), ManifestToJson(manifest)));
+  fs::permissions(FilePath(kManifest), kReadableFile, ec);
 
   const std::string name = EpochDirName(epoch_);
   const fs::path target = fs::path(root_) / name;
@@ -130,7 +137,9 @@ Status CheckpointWriter::Commit(Manifest manifest, int keep) {
   staging_.clear();
   fs::remove_all(replaced, ec);
   PETNAME_RETURN_IF_ERROR(FsyncDirectory(root_));
-  PETNAME_RETURN_IF_ERROR(WriteFileAtomically((fs::path(root_) / kLatest).string(), name + "\n"));
+  const std::string latest = (fs::path(root_) / kLatest).string();
+  PETNAME_RETURN_IF_ERROR(WriteFileAtomically(latest, name + "\n"));
+  fs::permissions(latest, kReadableFile, ec);
   for (const std::string& old : DirsBeyondKeep(ListCheckpoints(root_), keep)) {
     fs::remove_all(fs::path(root_) / old, ec);
   }
