@@ -22,7 +22,7 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=env.sh
+# shellcheck source-path=SCRIPTDIR source=env.sh
 source "$HERE/env.sh"
 
 KUBECTL_LAYER_VERSION=${KUBECTL_LAYER_VERSION:-2.2.2}

@@ -26,6 +26,7 @@ finish() {
   exit "$RC"
 }
 trap finish EXIT
+export PETNAME_CLUSTER_OWNER_PID=$$
 trap 'exit 130' INT TERM
 
 if ! "$ROOT/tests/cluster/up.sh" "$DIR" >/dev/null; then
