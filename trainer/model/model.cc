@@ -1,7 +1,5 @@
 #include "trainer/model/model.h"
 
-#include <ATen/autocast_mode.h>
-
 namespace petname::model {
 
 bool ParsePrecision(const std::string& name, Precision* out) {
@@ -19,27 +17,22 @@ bool ParsePrecision(const std::string& name, Precision* out) {
 const char* PrecisionName(Precision p) { return p == Precision::kBf16 ? "bf16" : "fp32"; }
 
 CharLstmImpl::CharLstmImpl(const ModelOptions& options) : options_(options) {
-  lstm_ = register_module(
-      "lstm", torch::nn::LSTM(torch::nn::LSTMOptions(options.vocab_size, options.hidden_size)
-                                  .num_layers(options.num_layers)
-                                  .batch_first(true)));
+  lstm_ = register_module("lstm",
+                          LstmStack(options.vocab_size, options.hidden_size, options.num_layers));
   head_ = register_module("head", torch::nn::Linear(options.hidden_size, options.vocab_size));
 }
 
 torch::Tensor CharLstmImpl::forward(const torch::Tensor& tokens) {
-  torch::Tensor x = torch::one_hot(tokens, options_.vocab_size).to(torch::kFloat32);
-  torch::Tensor logits;
-  if (options_.precision == Precision::kBf16) {
-    at::autocast::set_cpu_enabled(true);
-    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-    auto out = std::get<0>(lstm_->forward(x));
-    logits = head_->forward(out).to(torch::kFloat32);
-    at::autocast::clear_cache();
-    at::autocast::set_cpu_enabled(false);
-  } else {
-    logits = head_->forward(std::get<0>(lstm_->forward(x)));
-  }
-  return logits;
+  TORCH_CHECK(tokens.dim() == 2 && tokens.scalar_type() == torch::kInt64,
+              "CharLstm: tokens must be an int64 [B, T] tensor");
+  const at::ScalarType gemm_type =
+      options_.precision == Precision::kBf16 ? torch::kBFloat16 : torch::kFloat32;
+  const int64_t batch = tokens.size(0);
+  const int64_t steps = tokens.size(1);
+  torch::Tensor h = lstm_->forward(tokens.t().contiguous(), gemm_type);  // [T, B, H]
+  torch::Tensor logits =
+      Project(h.view({steps * batch, options_.hidden_size}), head_->weight, head_->bias, gemm_type);
+  return logits.view({steps, batch, options_.vocab_size}).transpose(0, 1).contiguous();
 }
 
 }  // namespace petname::model

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Alternates the original PyTorch recipe (bench/recipe.py, Debian's python3-torch) and
+# `petname train` on the same data, batch size and thread count, and reports per-run
+# figures, the medians and the ratio petname/recipe. Peak RSS comes from /usr/bin/time -v.
+# Runs interleave (recipe, petname, recipe, petname, ...) so that background load hits
+# both sides alike. Logs of every run are kept in --out.
+#
+#   bench/throughput.sh [--data CSV] [--runs 3] [--epochs 1] [--batch 4096] [--threads 2]
+#                       [--precision fp32|bf16] [--max-names N] [--petname PATH] [--out DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+data=../shared/data/seattle_pet_licenses.csv
+runs=3
+epochs=1
+batch=4096
+threads=2
+precision=fp32
+max_names=0
+petname=build/bin/petname
+out=""
+python=/usr/bin/python3  # Debian's python3-torch; the python3 first on PATH may be another
+
+usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --data) data=$2 ;;
+    --runs) runs=$2 ;;
+    --epochs) epochs=$2 ;;
+    --batch) batch=$2 ;;
+    --threads) threads=$2 ;;
+    --precision) precision=$2 ;;
+    --max-names) max_names=$2 ;;
+    --petname) petname=$2 ;;
+    --out) out=$2 ;;
+    -h | --help) usage ;;
+    *) echo "throughput.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift 2 || { echo "throughput.sh: $1 needs a value" >&2; exit 2; }
+done
+for n in "$runs" "$epochs" "$batch" "$threads"; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "throughput.sh: '$n' is not a positive integer" >&2; exit 2; }
+done
+[ -f "$data" ] || { echo "throughput.sh: data file $data does not exist" >&2; exit 1; }
+[ -x "$petname" ] || { echo "throughput.sh: $petname is not built (bash scripts/build)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "throughput.sh: /usr/bin/time is missing (bash scripts/setup)" >&2; exit 1; }
+if [ -z "$out" ]; then out=$(mktemp -d /tmp/petname-bench.XXXXXX); fi
+mkdir -p "$out"
+
+# Peak RSS in MB from a /usr/bin/time -v log.
+rss_mb() { awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$1"; }
+
+# Recipe figures: samples/s over all epochs (examples * epochs / training seconds), last val_loss.
+recipe_figures() {
+  awk '/^names / {examples = $4} /^epoch / {s += $6; e++; loss = $4}
+       END {printf "%.0f %s", examples * e / s, loss}' "$1"
+}
+
+printf '%-4s %-8s %12s %10s %12s\n' run side samples/s val_loss peak_rss_mb
+rows=()
+for run in $(seq 1 "$runs"); do
+  log="$out/recipe-$run"
+  env OMP_NUM_THREADS="$threads" /usr/bin/time -v -o "$log.time" \
+    "$python" bench/recipe.py --data "$data" --epochs "$epochs" --batch-size "$batch" \
+    --threads "$threads" --max-names "$max_names" >"$log.out" 2>"$log.err" ||
+    { echo "throughput.sh: recipe run $run failed, see $log.err" >&2; exit 1; }
+  read -r sps loss <<<"$(recipe_figures "$log.out")"
+  rows+=("recipe $sps $loss $(rss_mb "$log.time")")
+  printf '%-4s %-8s %12s %10s %12s\n' "$run" recipe "$sps" "$loss" "$(rss_mb "$log.time")"
+
+  log="$out/petname-$run"
+  env OMP_NUM_THREADS="$threads" /usr/bin/time -v -o "$log.time" \
+    "$petname" train --data "$data" --epochs "$epochs" --batch-size "$batch" \
+    --threads "$threads" --precision "$precision" --max-names "$max_names" \
+    --summary-json "$log.json" >"$log.out" 2>"$log.err" ||
+    { echo "throughput.sh: petname run $run failed, see $log.err" >&2; exit 1; }
+  sps=$(jq -r '.samples_per_second | floor' "$log.json")
+  loss=$(jq -r '.val_loss * 10000 | round / 10000' "$log.json")
+  rows+=("petname $sps $loss $(rss_mb "$log.time")")
+  printf '%-4s %-8s %12s %10s %12s\n' "$run" petname "$sps" "$loss" "$(rss_mb "$log.time")"
+done
+
+# Medians per side and the ratio of the samples/s medians.
+printf '%s\n' "${rows[@]}" | awk -v runs="$runs" -v epochs="$epochs" -v out="$out" '
+  function median(a, n,   i, j, t) {
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) {t = a[j]; a[j] = a[j - 1]; a[j - 1] = t}
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  {k = $1; n[k]++; s[k, n[k]] = $2; l[k, n[k]] = $3; r[k, n[k]] = $4}
+  END {
+    for (k in n) {
+      for (i = 1; i <= n[k]; i++) {a[i] = s[k, i]; b[i] = l[k, i]; c[i] = r[k, i]}
+      ms[k] = median(a, n[k]); ml[k] = median(b, n[k]); mr[k] = median(c, n[k])
+      printf "median %-8s samples/s %.0f  val_loss %.4f  peak_rss_mb %.0f  (%d runs, %d epochs)\n", k, ms[k], ml[k], mr[k], n[k], epochs
+    }
+    printf "ratio petname/recipe samples/s %.2f  val_loss %+.1f%%  logs %s\n", ms["petname"] / ms["recipe"], 100 * (ml["petname"] / ml["recipe"] - 1), out
+  }'

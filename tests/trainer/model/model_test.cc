@@ -1,0 +1,159 @@
+#include "trainer/model/model.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "trainer/model/plain_lstm.h"
+
+namespace petname::model {
+namespace {
+
+constexpr int64_t kBatch = 6;
+constexpr int64_t kSteps = 8;
+
+torch::Tensor Tokens(int64_t vocab) {
+  return torch::randint(vocab, {kBatch, kSteps}, torch::kInt64);
+}
+
+void CopyParameters(const torch::nn::Module& from, torch::nn::Module* to) {
+  torch::NoGradGuard no_grad;
+  auto src = from.named_parameters();
+  for (auto& p : to->named_parameters()) p.value().copy_(src[p.key()]);
+}
+
+// The model and the reference with identical weights; `seed` fixes the inputs drawn next.
+struct Pair {
+  explicit Pair(uint64_t seed) {
+    torch::manual_seed(seed);
+    CopyParameters(*reference, model.get());
+  }
+  ModelOptions options;
+  CharLstm model{options};
+  PlainCharLstm reference{options};
+};
+
+TEST(ModelTest, ParameterNamesAndOrderMatchTorchLstm) {
+  ModelOptions options;
+  CharLstm model(options);
+  PlainCharLstm reference(options);
+  std::vector<std::string> names, expected;
+  for (const auto& p : model->named_parameters()) names.push_back(p.key());
+  for (const auto& p : reference->named_parameters()) expected.push_back(p.key());
+  EXPECT_EQ(names, expected);
+  ASSERT_EQ(names.size(), 18u);
+  EXPECT_EQ(names[0], "lstm.weight_ih_l0");
+  EXPECT_EQ(names[17], "head.bias");
+  for (const auto& p : model->named_parameters()) {
+    EXPECT_EQ(p.value().sizes(), reference->named_parameters()[p.key()].sizes()) << p.key();
+  }
+}
+
+TEST(ModelTest, EmbeddingIsExactlyTheOneHotProduct) {
+  torch::manual_seed(1);
+  const torch::Tensor w = torch::randn({512, 31});
+  const torch::Tensor x = Tokens(31);
+  const torch::Tensor one_hot = torch::matmul(torch::one_hot(x, 31).to(torch::kFloat32), w.t());
+  const torch::Tensor lookup = torch::embedding(w.t().contiguous(), x);
+  EXPECT_TRUE(torch::equal(one_hot, lookup));
+}
+
+TEST(ModelTest, ForwardAndGradientsMatchTorchLstm) {
+  Pair pair(2);
+  const ModelOptions& options = pair.options;
+  CharLstm& model = pair.model;
+  PlainCharLstm& reference = pair.reference;
+  const torch::Tensor tokens = Tokens(options.vocab_size);
+  const torch::Tensor mix = torch::randn({kBatch, kSteps, options.vocab_size});
+
+  const torch::Tensor ours = model->forward(tokens);
+  const torch::Tensor theirs = reference->forward(tokens);
+  ASSERT_EQ(ours.sizes(), theirs.sizes());
+  EXPECT_EQ(ours.scalar_type(), torch::kFloat32);
+  EXPECT_LT((ours - theirs).abs().max().item<float>(), 1e-5);
+
+  (ours * mix).sum().backward();
+  (theirs * mix).sum().backward();
+  auto expected = reference->named_parameters();
+  for (const auto& p : model->named_parameters()) {
+    const torch::Tensor g = p.value().grad();
+    const torch::Tensor e = expected[p.key()].grad();
+    ASSERT_TRUE(g.defined()) << p.key();
+    const float scale = std::max(1.0f, e.abs().max().item<float>());
+    EXPECT_LT((g - e).abs().max().item<float>(), 1e-5 * scale) << p.key();
+  }
+}
+
+TEST(ModelTest, CrossEntropyTrainingStepMatchesTorchLstm) {
+  Pair pair(3);
+  const ModelOptions& options = pair.options;
+  CharLstm& model = pair.model;
+  PlainCharLstm& reference = pair.reference;
+  torch::optim::Adam ours_opt(model->parameters(), torch::optim::AdamOptions(1e-3));
+  torch::optim::Adam theirs_opt(reference->parameters(), torch::optim::AdamOptions(1e-3));
+  const torch::Tensor tokens = Tokens(options.vocab_size);
+  const torch::Tensor targets = Tokens(options.vocab_size);
+  for (int step = 0; step < 3; ++step) {
+    ours_opt.zero_grad();
+    theirs_opt.zero_grad();
+    torch::Tensor a = torch::cross_entropy_loss(model->forward(tokens).transpose(1, 2), targets);
+    torch::Tensor b =
+        torch::cross_entropy_loss(reference->forward(tokens).transpose(1, 2), targets);
+    EXPECT_NEAR(a.item<float>(), b.item<float>(), 1e-5) << "step " << step;
+    a.backward();
+    b.backward();
+    ours_opt.step();
+    theirs_opt.step();
+  }
+}
+
+TEST(ModelTest, Bf16StaysCloseToFp32AndReturnsFp32) {
+  torch::manual_seed(4);
+  ModelOptions options;
+  CharLstm fp32(options);
+  options.precision = Precision::kBf16;
+  CharLstm bf16(options);
+  CopyParameters(*fp32, bf16.get());
+  const torch::Tensor tokens = Tokens(options.vocab_size);
+  const torch::Tensor out = bf16->forward(tokens);
+  EXPECT_EQ(out.scalar_type(), torch::kFloat32);
+  EXPECT_LT((out - fp32->forward(tokens)).abs().max().item<float>(), 5e-2);
+  out.sum().backward();
+  for (const auto& p : bf16->parameters()) {
+    EXPECT_EQ(p.grad().scalar_type(), torch::kFloat32);
+  }
+}
+
+TEST(ModelTest, SameSeedSameModelAndOutput) {
+  ModelOptions options;
+  torch::manual_seed(5);
+  CharLstm a(options);
+  torch::manual_seed(5);
+  CharLstm b(options);
+  const torch::Tensor tokens = Tokens(options.vocab_size);
+  EXPECT_TRUE(torch::equal(a->forward(tokens), b->forward(tokens)));
+}
+
+TEST(ModelTest, NoGradForwardWorks) {
+  CharLstm model(ModelOptions{});
+  torch::NoGradGuard no_grad;
+  EXPECT_EQ(model->forward(Tokens(31)).sizes(), (std::vector<int64_t>{kBatch, kSteps, 31}));
+}
+
+TEST(ModelTest, RejectsBadTokens) {
+  CharLstm model(ModelOptions{});
+  EXPECT_THROW(model->forward(torch::zeros({kBatch, kSteps}, torch::kFloat32)), c10::Error);
+  EXPECT_THROW(model->forward(torch::zeros({kBatch}, torch::kInt64)), c10::Error);
+  EXPECT_THROW(model->forward(torch::full({kBatch, kSteps}, 31, torch::kInt64)), c10::Error);
+}
+
+TEST(ModelTest, SecondBackwardThroughTheSameGraphIsRefused) {
+  CharLstm model(ModelOptions{});
+  torch::Tensor loss = model->forward(Tokens(31)).sum();
+  loss.backward({}, /*retain_graph=*/true);
+  EXPECT_THROW(loss.backward(), c10::Error);
+}
+
+}  // namespace
+}  // namespace petname::model

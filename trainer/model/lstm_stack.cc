@@ -1,0 +1,51 @@
+#include "trainer/model/lstm_stack.h"
+
+#include <cmath>
+#include <string>
+
+#include "trainer/model/lstm_recurrence.h"
+
+namespace petname::model {
+
+torch::Tensor Project(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b,
+                      at::ScalarType gemm_type) {
+  if (gemm_type == torch::kFloat32) return torch::addmm(b, x, w.t());
+  return torch::mm(x.to(gemm_type), w.t().to(gemm_type)).to(torch::kFloat32) + b;
+}
+
+LstmStackImpl::LstmStackImpl(int64_t vocab_size, int64_t hidden_size, int64_t num_layers)
+    : hidden_size_(hidden_size) {
+  for (int64_t k = 0; k < num_layers; ++k) {
+    const std::string suffix = "_l" + std::to_string(k);
+    const int64_t in = k == 0 ? vocab_size : hidden_size;
+    Layer layer;
+    layer.w_ih = register_parameter("weight_ih" + suffix, torch::empty({4 * hidden_size, in}));
+    layer.w_hh =
+        register_parameter("weight_hh" + suffix, torch::empty({4 * hidden_size, hidden_size}));
+    layer.b_ih = register_parameter("bias_ih" + suffix, torch::empty({4 * hidden_size}));
+    layer.b_hh = register_parameter("bias_hh" + suffix, torch::empty({4 * hidden_size}));
+    layers_.push_back(layer);
+  }
+  const double bound = 1.0 / std::sqrt(static_cast<double>(hidden_size));
+  torch::NoGradGuard no_grad;
+  for (torch::Tensor& p : parameters()) p.uniform_(-bound, bound);
+}
+
+torch::Tensor LstmStackImpl::forward(const torch::Tensor& tokens, at::ScalarType gemm_type) {
+  const int64_t steps = tokens.size(0);
+  const int64_t batch = tokens.size(1);
+  const Layer& first = layers_.front();
+  torch::Tensor xproj =
+      torch::embedding(first.w_ih.t().contiguous(), tokens) + (first.b_ih + first.b_hh);
+  torch::Tensor h = LstmRecurrence(xproj, first.w_hh, gemm_type);
+  for (size_t k = 1; k < layers_.size(); ++k) {
+    const Layer& layer = layers_[k];
+    xproj = Project(h.view({steps * batch, hidden_size_}), layer.w_ih, layer.b_ih + layer.b_hh,
+                    gemm_type)
+                .view({steps, batch, 4 * hidden_size_});
+    h = LstmRecurrence(xproj, layer.w_hh, gemm_type);
+  }
+  return h;
+}
+
+}  // namespace petname::model
