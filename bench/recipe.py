@@ -12,13 +12,14 @@ Data handling matches petname's C++ trainer (trainer/data/): the "Animal's Name"
 names trimmed of spaces/tabs, A-Z lower-cased, names with characters outside
 "a-z - . space" dropped; vocabulary "*+abcdefghijklmnopqrstuvwxyz-. " ('*' pads, '+' ends a
 name); one example per prefix, window 8; a distinct name is held out for validation when
-FNV-1a-64(name) >> 11, scaled to [0, 1), is below 0.05.
+the first 52 bits of sha256(name), as a fraction of 2^52, are below 0.05.
 
 Prints one line per epoch:
   epoch E val_loss L train_s S samples_per_s R peak_rss_mb M
 """
 import argparse
 import csv
+import hashlib
 import resource
 import sys
 import time
@@ -55,10 +56,7 @@ def load_names(path):
 
 
 def in_validation(name, fraction):
-    h = 14695981039346656037
-    for byte in name.encode("utf-8"):
-        h = ((h ^ byte) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
-    return (h >> 11) * 2.0**-53 < fraction
+    return int(hashlib.sha256(name.encode()).hexdigest()[:13], 16) * 2.0**-52 < fraction
 
 
 def encode(names, window):
