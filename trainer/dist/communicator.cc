@@ -1,12 +1,16 @@
 #include "trainer/dist/communicator.h"
 
 #include <netdb.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <torch/version.h>
+#include <unistd.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #ifdef USE_C10D_NCCL
@@ -33,15 +37,31 @@ bool IsLoopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
 }
 
-// Empty when `host` resolves, else the resolver's message.
-std::string ResolveError(const std::string& host, int port) {
+// Empty when something accepts TCP connections at host:port, else why not. Checked before
+// c10d connects, because c10d logs every failed attempt on its own.
+std::string ProbeMaster(const std::string& host, int port) {
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* result = nullptr;
   int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &result);
   if (rc != 0) return gai_strerror(rc);
+  std::string error = "no address";
+  for (addrinfo* a = result; a != nullptr; a = a->ai_next) {
+    int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+    if (fd < 0) continue;
+    int err = connect(fd, a->ai_addr, a->ai_addrlen) == 0 ? 0 : errno;
+    if (err == EINPROGRESS) {
+      pollfd p{fd, POLLOUT, 0};
+      socklen_t len = sizeof err;
+      err = poll(&p, 1, 2000) == 1 ? (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len), err)
+                                   : ETIMEDOUT;
+    }
+    close(fd);
+    error = err == 0 ? "" : std::strerror(err);
+    if (err == 0) break;
+  }
   freeaddrinfo(result);
-  return "";
+  return error;
 }
 
 std::string Seconds(Millis d) { return std::to_string(d.count() / 1000.0).substr(0, 5) + " s"; }
@@ -56,7 +76,7 @@ Status ConnectStore(const RankConfig& rank, Millis timeout,
   std::string last_error;
   for (;;) {
     Millis left = std::chrono::duration_cast<Millis>(deadline - Clock::now());
-    if (rank.rank != 0) last_error = ResolveError(rank.master_addr, rank.master_port);
+    if (rank.rank != 0) last_error = ProbeMaster(rank.master_addr, rank.master_port);
     if (last_error.empty()) {
       c10d::TCPStoreOptions options;
       options.port = static_cast<uint16_t>(rank.master_port);
