@@ -3,28 +3,6 @@
 #include <algorithm>
 
 namespace petname::dist {
-namespace {
-
-// SplitMix64: a fixed, portable generator (std::shuffle's algorithm is not specified).
-uint64_t SplitMix64(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
-
-std::vector<int64_t> EpochPermutation(int64_t n, uint64_t seed, int64_t epoch) {
-  std::vector<int64_t> perm(static_cast<size_t>(std::max<int64_t>(n, 0)));
-  for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
-  uint64_t state = seed ^ (0x632be59bd9b4e019ULL * static_cast<uint64_t>(epoch + 1));
-  for (size_t i = perm.size(); i > 1; --i) {
-    size_t j = static_cast<size_t>(SplitMix64(&state) % i);
-    std::swap(perm[i - 1], perm[j]);
-  }
-  return perm;
-}
 
 int64_t ShardLength(int64_t remaining, int world, bool drop_last) {
   if (remaining <= 0) return 0;
@@ -44,15 +22,6 @@ std::vector<int64_t> ShardIndices(const std::vector<int64_t>& permutation, int64
     shard.push_back(permutation[static_cast<size_t>(start + pos % remaining)]);
   }
   return shard;
-}
-
-ShardedSampler::ShardedSampler(int64_t num_examples, int world, int rank, uint64_t seed,
-                               bool drop_last)
-    : num_examples_(num_examples), world_(world), rank_(rank), seed_(seed), drop_last_(drop_last) {}
-
-std::vector<int64_t> ShardedSampler::EpochIndices(int64_t epoch, int64_t start) const {
-  return ShardIndices(EpochPermutation(num_examples_, seed_, epoch), start, world_, rank_,
-                      drop_last_);
 }
 
 }  // namespace petname::dist

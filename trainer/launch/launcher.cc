@@ -185,6 +185,19 @@ class SignalScope {
 
 }  // namespace
 
+std::vector<std::string> WithoutFlag(const std::vector<std::string>& args,
+                                     const std::string& flag) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == flag) {
+      ++i;  // and its value
+    } else if (args[i].rfind(flag + "=", 0) != 0) {
+      out.push_back(args[i]);
+    }
+  }
+  return out;
+}
+
 int ThreadsPerRank(int cores, int nproc) { return std::max(1, cores / std::max(1, nproc)); }
 
 int FreeTcpPort() {

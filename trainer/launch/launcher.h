@@ -36,6 +36,9 @@ int RunRanks(const LaunchOptions& options);
 // A TCP port on 127.0.0.1 that was free a moment ago, or 0 on failure.
 int FreeTcpPort();
 
+// `args` without the option `flag` and its value ("--flag V" or "--flag=V").
+std::vector<std::string> WithoutFlag(const std::vector<std::string>& args, const std::string& flag);
+
 // Threads for each of `nproc` ranks sharing `cores` cores: max(1, cores / nproc).
 int ThreadsPerRank(int cores, int nproc);
 

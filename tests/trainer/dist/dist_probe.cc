@@ -14,6 +14,7 @@
 #include <fstream>
 #include <thread>
 
+#include "trainer/data/sampler.h"
 #include "trainer/dist/communicator.h"
 #include "trainer/dist/grad_sync.h"
 #include "trainer/dist/rank_env.h"
@@ -89,8 +90,11 @@ int RunRank(const ProbeFlags& f) {
   torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(1e-2));
   if (rank.rank == 0) std::printf("buckets %zu\n", sync.num_buckets());
 
-  dist::ShardedSampler sampler(f.examples, rank.world_size, rank.rank, 3, false);
-  std::vector<int64_t> shard = sampler.EpochIndices(0);
+  auto epoch_shard = [&](int64_t epoch) {
+    return dist::ShardIndices(data::EpochPermutation(3, epoch, f.examples), 0, rank.world_size,
+                              rank.rank, false);
+  };
+  std::vector<int64_t> shard = epoch_shard(0);
   const int64_t per_epoch = static_cast<int64_t>(shard.size());
   const int steps = f.coverage ? static_cast<int>((per_epoch + f.batch - 1) / f.batch) : f.steps;
   std::vector<int64_t> seen;
@@ -101,7 +105,7 @@ int RunRank(const ProbeFlags& f) {
     if (f.stall.Now(rank.rank, step)) std::this_thread::sleep_for(std::chrono::hours(1));
     const int64_t epoch = (static_cast<int64_t>(step) * f.batch) / per_epoch;
     const int64_t begin = (static_cast<int64_t>(step) * f.batch) % per_epoch;
-    shard = sampler.EpochIndices(epoch);
+    shard = epoch_shard(epoch);
     const int64_t end = std::min<int64_t>(begin + f.batch, per_epoch);
     std::vector<int64_t> batch(shard.begin() + begin, shard.begin() + end);
     seen.insert(seen.end(), batch.begin(), batch.end());

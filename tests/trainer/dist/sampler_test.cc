@@ -5,32 +5,16 @@
 #include <algorithm>
 #include <map>
 
+#include "trainer/data/sampler.h"
+
 namespace petname::dist {
 namespace {
-
-TEST(SamplerTest, PermutationIsDeterministicAndComplete) {
-  auto a = EpochPermutation(1000, 7, 3);
-  auto b = EpochPermutation(1000, 7, 3);
-  EXPECT_EQ(a, b);
-  EXPECT_NE(a, EpochPermutation(1000, 7, 4));
-  EXPECT_NE(a, EpochPermutation(1000, 8, 3));
-  std::sort(a.begin(), a.end());
-  for (int64_t i = 0; i < 1000; ++i) EXPECT_EQ(a[static_cast<size_t>(i)], i);
-}
-
-TEST(SamplerTest, PermutationIsPinned) {
-  // Same seed, same order on every platform and build: the loss trace depends on it.
-  EXPECT_EQ(EpochPermutation(8, 42, 0), (std::vector<int64_t>{3, 1, 2, 7, 4, 0, 5, 6}));
-  EXPECT_EQ(EpochPermutation(8, 42, 1), (std::vector<int64_t>{5, 2, 7, 3, 4, 0, 6, 1}));
-  EXPECT_EQ(EpochPermutation(0, 1, 0).size(), 0u);
-  EXPECT_EQ(EpochPermutation(1, 1, 0), std::vector<int64_t>{0});
-}
 
 std::map<int64_t, int> CountAcrossRanks(int64_t n, int world, bool drop_last, int64_t start,
                                         size_t* shard_size) {
   std::map<int64_t, int> seen;
   for (int r = 0; r < world; ++r) {
-    auto shard = ShardedSampler(n, world, r, 5, drop_last).EpochIndices(2, start);
+    auto shard = ShardIndices(data::EpochPermutation(5, 2, n), start, world, r, drop_last);
     if (r == 0) *shard_size = shard.size();
     EXPECT_EQ(shard.size(), *shard_size) << "rank " << r;
     for (int64_t i : shard) ++seen[i];
@@ -69,10 +53,10 @@ TEST(SamplerTest, DropLastDropsTheTail) {
 
 TEST(SamplerTest, ResumeSkipsConsumedExamplesWhateverTheWorldSize) {
   // Two ranks with batch 5 ran 3 steps: 30 global examples consumed. Three ranks go on.
-  auto perm = EpochPermutation(90, 5, 2);
+  auto perm = data::EpochPermutation(5, 2, 90);
   std::vector<int64_t> consumed;
   for (int r = 0; r < 2; ++r) {
-    auto shard = ShardedSampler(90, 2, r, 5, false).EpochIndices(2);
+    auto shard = ShardIndices(perm, 0, 2, r, false);
     consumed.insert(consumed.end(), shard.begin(), shard.begin() + 15);
   }
   std::sort(consumed.begin(), consumed.end());
