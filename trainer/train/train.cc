@@ -197,7 +197,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
       result->comm_wait_seconds += grad_sync.last_wait_seconds();
       loss_sum += loss.detach() * index.size(0);
       ++manifest.step;
-      manifest.epoch_examples = std::min(n, start_at + (b + 1) * o.batch_size * world);
+      manifest.epoch_examples = start_at + std::min(shard, (b + 1) * o.batch_size) * world;
       reporter->Progress(epoch, b + 1, batches, (b + 1) * o.batch_size * world,
                          SecondsSince(epoch_start));
       if (stop) {

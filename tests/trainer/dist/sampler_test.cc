@@ -71,11 +71,27 @@ TEST(SamplerTest, ResumeSkipsConsumedExamplesWhateverTheWorldSize) {
   EXPECT_EQ(seen.size(), 60u);
 }
 
+TEST(SamplerTest, ResumingAPaddedEpochReplaysTheSamePositions) {
+  // 101 examples on 4 ranks, batch 5: after 2 steps, 40 positions are done.
+  auto perm = data::EpochPermutation(9, 1, 101);
+  for (int r = 0; r < 4; ++r) {
+    auto whole = ShardIndices(perm, 0, 4, r, false);
+    auto rest = ShardIndices(perm, 40, 4, r, false);
+    ASSERT_EQ(rest.size(), whole.size() - 10);
+    EXPECT_TRUE(std::equal(rest.begin(), rest.end(), whole.begin() + 10)) << "rank " << r;
+  }
+  EXPECT_TRUE(ShardIndices(perm, 104, 4, 0, false).empty());
+  // Resumed on 3 ranks from position 40: 62 positions left, padded to 3 shards of 21.
+  for (int r = 0; r < 3; ++r) EXPECT_EQ(ShardIndices(perm, 40, 3, r, false).size(), 21u);
+  EXPECT_TRUE(ShardIndices(perm, 100, 4, 0, true).empty());
+}
+
 TEST(SamplerTest, ShardLength) {
   EXPECT_EQ(ShardLength(10, 3, false), 4);
   EXPECT_EQ(ShardLength(10, 3, true), 3);
   EXPECT_EQ(ShardLength(0, 3, false), 0);
   EXPECT_EQ(ShardLength(2, 3, true), 0);
+  EXPECT_EQ(ShardLength(-1, 3, false), 0);
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ class TrainDistTest : public ::testing::Test {
   std::vector<std::string> Args(int nproc, int epochs, std::vector<std::string> extra = {}) {
     std::vector<std::string> args = {PETNAME_BIN,    "train",
                                      "--data",       PETNAME_TEST_DATA,
-                                     "--max-names",  "2000",
+                                     "--max-names",  "1000",
                                      "--batch-size", "32",
                                      "--threads",    "1",
                                      "--epochs",     std::to_string(epochs),
