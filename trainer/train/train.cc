@@ -50,8 +50,9 @@ torch::Tensor ValidationSums(model::CharLstm& model, const torch::Tensor& x, con
                              int64_t batch_size) {
   torch::NoGradGuard no_grad;
   model->eval();
-  torch::Tensor loss_sum = torch::zeros({}, torch::kFloat64);
-  torch::Tensor correct = torch::zeros({}, torch::kInt64);
+  torch::Tensor loss_sum =
+      torch::zeros({}, torch::TensorOptions(torch::kFloat64).device(x.device()));
+  torch::Tensor correct = torch::zeros({}, torch::TensorOptions(torch::kInt64).device(x.device()));
   for (int64_t begin = 0; begin < x.size(0); begin += batch_size) {
     torch::Tensor xb = x.slice(0, begin, begin + batch_size);
     torch::Tensor yb = y.slice(0, begin, begin + batch_size).reshape({-1});

@@ -56,9 +56,9 @@ RunResult RunPetname(const std::vector<std::string>& args) {
 namespace petname::testing {
 
 std::vector<std::string> SmallTrainArgs(int epochs, const std::string& checkpoint_dir) {
-  std::vector<std::string> args = {
-      "train",        "--data", PETNAME_TEST_DATA, "--max-names",         "300", "--threads", "1",
-      "--batch-size", "64",     "--epochs",        std::to_string(epochs)};
+  std::vector<std::string> args = {"train", "--data", PETNAME_TEST_DATA, "--max-names", "200"};
+  args.insert(args.end(), {"--threads", "1", "--batch-size", "128"});
+  args.insert(args.end(), {"--epochs", std::to_string(epochs)});
   if (!checkpoint_dir.empty()) {
     args.insert(args.end(), {"--checkpoint-dir", checkpoint_dir, "--keep", "5"});
   }

@@ -34,7 +34,7 @@ class TempDir {
 
 namespace petname::testing {
 
-// `petname train` on the first 300 names of the test data: tiny batches, one thread.
+// `petname train` on the first 200 names of the test data: small batches, one thread.
 std::vector<std::string> SmallTrainArgs(int epochs, const std::string& checkpoint_dir);
 
 }  // namespace petname::testing
