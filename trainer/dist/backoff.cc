@@ -10,7 +10,8 @@ Backoff::Backoff(Millis initial, Millis max, double factor)
 Backoff::Millis Backoff::Next(Millis left) {
   if (left <= Millis(0)) return Millis(0);
   Millis delay = std::min(current_, left);
-  current_ = std::min(max_, Millis(static_cast<Millis::rep>(current_.count() * factor_)));
+  current_ = std::min(
+      max_, Millis(static_cast<Millis::rep>(static_cast<double>(current_.count()) * factor_)));
   return delay;
 }
 

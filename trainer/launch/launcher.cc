@@ -89,13 +89,14 @@ std::vector<std::string> ChildEnv(const LaunchOptions& options, int port, int ra
     if (!overridden) env.push_back(entry);
   }
   for (const auto& [key, value] : set) {
-    if (!value.empty()) env.push_back(key + "=" + value);
+    if (!value.empty()) env.push_back(std::string(key).append("=").append(value));
   }
   return env;
 }
 
 std::vector<char*> CStrings(std::vector<std::string>& strings) {
   std::vector<char*> out;
+  out.reserve(strings.size() + 1);
   for (auto& s : strings) out.push_back(s.data());
   out.push_back(nullptr);
   return out;
@@ -180,7 +181,7 @@ class SignalScope {
 
  private:
   static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGCHLD};
-  struct sigaction old_[3];
+  struct sigaction old_[3] = {};
 };
 
 }  // namespace

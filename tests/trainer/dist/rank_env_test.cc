@@ -7,7 +7,7 @@
 namespace petname::dist {
 namespace {
 
-EnvLookup Env(std::map<std::string, std::string> vars) {
+EnvLookup Env(const std::map<std::string, std::string>& vars) {
   return [vars](const char* name) -> const char* {
     auto it = vars.find(name);
     return it == vars.end() ? nullptr : it->second.c_str();

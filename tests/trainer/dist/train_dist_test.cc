@@ -31,11 +31,11 @@ class TrainDistTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // petname train on 1,000 names, batch 32 per rank, one thread per rank.
+  // petname train on 600 names, batch 32 per rank, one thread per rank.
   std::vector<std::string> Args(int nproc, int epochs, std::vector<std::string> extra = {}) {
     std::vector<std::string> args = {PETNAME_BIN,    "train",
                                      "--data",       PETNAME_TEST_DATA,
-                                     "--max-names",  "1000",
+                                     "--max-names",  "600",
                                      "--batch-size", "32",
                                      "--threads",    "1",
                                      "--epochs",     std::to_string(epochs),
