@@ -11,8 +11,10 @@
 #include <thread>
 
 #include "common/file_util.h"
+#include "trainer/cli/dist_flags.h"
 #include "trainer/data/dataset.h"
 #include "trainer/data/names.h"
+#include "trainer/dist/stop_signal.h"
 #include "trainer/generate/generate.h"
 #include "trainer/train/train.h"
 
@@ -28,6 +30,8 @@ struct TrainFlags {
   double validation_fraction = 0.05;
   std::string precision = "fp32";
   std::string summary_json;
+  bool threads_given = false;
+  DistFlags dist;
   train::TrainOptions options;
 };
 
@@ -61,6 +65,7 @@ Status CheckTrainFlags(TrainFlags* f) {
   if (!model::ParsePrecision(f->precision, &f->options.precision)) {
     return Status::InvalidArgument("--precision must be fp32 or bf16");
   }
+  if (f->dist.nproc < 0) return Status::InvalidArgument("--nproc must not be negative");
   return Status::Ok();
 }
 
@@ -84,6 +89,7 @@ Status WriteSummary(const std::string& path, const train::TrainResult& r) {
                       {"val_accuracy", r.val_accuracy},
                       {"samples_per_second", r.samples_per_second},
                       {"wall_seconds", r.wall_seconds},
+                      {"comm_wait_seconds", r.comm_wait_seconds},
                       {"peak_rss_bytes", static_cast<int64_t>(usage.ru_maxrss) * 1024},
                       {"train_loss_trace", r.train_loss_trace},
                       {"val_loss_trace", r.val_loss_trace},
@@ -91,9 +97,17 @@ Status WriteSummary(const std::string& path, const train::TrainResult& r) {
   return WriteFileAtomically(path, j.dump(2) + "\n");
 }
 
-Status RunTrain(TrainFlags f) {
+// Sets *exit_code for outcomes that are not errors: a preempted rank (dist::kExitPreempted)
+// or the local launcher's result.
+Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   PETNAME_RETURN_IF_ERROR(CheckTrainFlags(&f));
-  train::Reporter reporter({::isatty(STDERR_FILENO) == 1, false});
+  if (f.dist.nproc > 1) {
+    *exit_code = LaunchLocalRanks(f.dist, f.threads_given, argc, argv);
+    return Status::Ok();
+  }
+  PETNAME_RETURN_IF_ERROR(ApplyDistFlags(f.dist, &f.options));
+  const bool lead = f.options.rank.rank == 0;
+  train::Reporter reporter({::isatty(STDERR_FILENO) == 1, !lead});
   data::NameList names;
   PETNAME_RETURN_IF_ERROR(data::LoadNames({f.data, f.column, f.max_names}, &names));
   data::Dataset dataset = data::BuildDataset(names.names, {8, f.validation_fraction});
@@ -103,7 +117,13 @@ Status RunTrain(TrainFlags f) {
   }
   train::TrainResult result;
   PETNAME_RETURN_IF_ERROR(train::Train(dataset, f.options, &reporter, &result));
-  if (!f.summary_json.empty()) PETNAME_RETURN_IF_ERROR(WriteSummary(f.summary_json, result));
+  if (result.preempted) {
+    *exit_code = dist::kExitPreempted;
+    return Status::Ok();
+  }
+  if (lead && !f.summary_json.empty()) {
+    PETNAME_RETURN_IF_ERROR(WriteSummary(f.summary_json, result));
+  }
   return Status::Ok();
 }
 
@@ -183,6 +203,7 @@ int Main(int argc, char** argv) {
   train->add_flag("--force-resume", t.options.force_resume,
                   "Resume even if the data fingerprint differs");
   train->add_option("--summary-json", t.summary_json, "Write a JSON summary of the run here");
+  AddDistFlags(train, &t.dist);
 
   generate::GenerateOptions g;
   CLI::App* gen = app.add_subcommand("generate", "Print names sampled from a checkpoint.");
@@ -208,8 +229,10 @@ int Main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return Fail(Status::InvalidArgument(std::string(e.what()) + " (see petname --help)"));
   }
-  Status st = train->parsed() ? RunTrain(t) : RunGenerate(g);
-  return st.ok() ? 0 : Fail(st);
+  t.threads_given = train->count("--threads") > 0;
+  int exit_code = 0;
+  Status st = train->parsed() ? RunTrain(t, argc, argv, &exit_code) : RunGenerate(g);
+  return st.ok() ? exit_code : Fail(st);
 }
 
 }  // namespace petname::cli
