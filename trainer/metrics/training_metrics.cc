@@ -41,7 +41,9 @@ TrainingMetrics::TrainingMetrics(const RankLabels& labels)
       epoch_(AddGauge("petname_epoch", "Epochs completed.")),
       epochs_planned_(AddGauge("petname_epochs_planned", "Epochs the run will train in total.")),
       world_size_(AddGauge("petname_world_size", "Number of ranks in the run.")),
-      restarts_(AddGauge("petname_restarts", "Times the job resumed from a checkpoint.")) {}
+      restarts_(AddGauge("petname_restarts", "Times the job resumed from a checkpoint.")),
+      checkpoint_interval_(AddGauge("petname_checkpoint_interval_epochs",
+                                    "Epochs between checkpoints (0: no checkpoints).")) {}
 
 prometheus::Gauge& TrainingMetrics::AddGauge(const std::string& name, const std::string& help) {
   return prometheus::BuildGauge()
@@ -86,6 +88,7 @@ void TrainingMetrics::SetInfo(const RunInfo& info) {
   world_size_.Set(info.world_size);
   epochs_planned_.Set(info.epochs_planned);
   restarts_.Set(info.restarts);
+  checkpoint_interval_.Set(info.checkpoint_every_epochs);
 }
 
 void TrainingMetrics::OnStep(double loss, int64_t samples, double step_seconds,
@@ -99,15 +102,20 @@ void TrainingMetrics::OnStep(double loss, int64_t samples, double step_seconds,
 
 void TrainingMetrics::SetLearningRate(double learning_rate) { learning_rate_.Set(learning_rate); }
 
-void TrainingMetrics::OnEpoch(int epochs_completed, double epoch_loss, double epoch_seconds) {
+void TrainingMetrics::OnEpoch(int epochs_completed, double epoch_loss, double epoch_seconds,
+                              double elapsed_seconds) {
   if (epoch_loss_ == nullptr) {
     epoch_loss_ = &AddGauge("petname_train_epoch_loss", "Mean training loss of the last epoch.");
     epoch_duration_ =
         &AddGauge("petname_epoch_duration_seconds", "Wall time of the last completed epoch.");
+    elapsed_ =
+        &AddGauge("petname_train_elapsed_seconds",
+                  "Training wall time of the job at the last completed epoch, across resumes.");
   }
   epoch_.Set(epochs_completed);
   epoch_loss_->Set(epoch_loss);
   epoch_duration_->Set(epoch_seconds);
+  elapsed_->Set(elapsed_seconds);
 }
 
 void TrainingMetrics::OnValidation(double loss, double accuracy) {

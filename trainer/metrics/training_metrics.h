@@ -39,7 +39,8 @@ struct RunInfo {
   std::string version;    // the petname version
   int world_size = 1;
   int epochs_planned = 0;
-  int restarts = 0;  // how many times this job resumed from a checkpoint
+  int restarts = 0;                 // how many times this job resumed from a checkpoint
+  int checkpoint_every_epochs = 0;  // 0: the run writes no checkpoints
 };
 
 class TrainingMetrics {
@@ -62,8 +63,10 @@ class TrainingMetrics {
   void SetLearningRate(double learning_rate);
 
   // An epoch finished: `epochs_completed` epochs are done (1 after the first), with this
-  // mean training loss and wall time.
-  void OnEpoch(int epochs_completed, double epoch_loss, double epoch_seconds);
+  // mean training loss and wall time; `elapsed_seconds` is the job's training wall time so
+  // far, across resumes (the x axis of time-to-accuracy).
+  void OnEpoch(int epochs_completed, double epoch_loss, double epoch_seconds,
+               double elapsed_seconds);
 
   // A validation pass finished.
   void OnValidation(double loss, double accuracy);
@@ -94,10 +97,12 @@ class TrainingMetrics {
   prometheus::Gauge& epochs_planned_;
   prometheus::Gauge& world_size_;
   prometheus::Gauge& restarts_;
+  prometheus::Gauge& checkpoint_interval_;
 
   // Created by their first event.
   prometheus::Gauge* epoch_loss_ = nullptr;
   prometheus::Gauge* epoch_duration_ = nullptr;
+  prometheus::Gauge* elapsed_ = nullptr;
   prometheus::Gauge* validation_loss_ = nullptr;
   prometheus::Gauge* validation_accuracy_ = nullptr;
   prometheus::Gauge* checkpoint_write_ = nullptr;

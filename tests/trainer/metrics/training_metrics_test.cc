@@ -37,7 +37,7 @@ TEST(TrainingMetricsTest, StepUpdatesCountersGaugeAndHistograms) {
 
 TEST(TrainingMetricsTest, InfoCarriesRunFacts) {
   TrainingMetrics metrics({"pets", "ml", 1});
-  metrics.SetInfo({"gloo", "bf16", "cpu", "0.1.0", 2, 10, 3});
+  metrics.SetInfo({"gloo", "bf16", "cpu", "0.1.0", 2, 10, 3, 2});
   const std::string text = Exposition(metrics);
   EXPECT_TRUE(Contains(text, "petname_training_info{" + std::string(kLabels) +
                                  ",backend=\"gloo\",device=\"cpu\",precision=\"bf16\","
@@ -45,6 +45,7 @@ TEST(TrainingMetricsTest, InfoCarriesRunFacts) {
   EXPECT_TRUE(Contains(text, std::string("petname_world_size{") + kLabels + "} 2"));
   EXPECT_TRUE(Contains(text, std::string("petname_epochs_planned{") + kLabels + "} 10"));
   EXPECT_TRUE(Contains(text, std::string("petname_restarts{") + kLabels + "} 3"));
+  EXPECT_TRUE(Contains(text, std::string("petname_checkpoint_interval_epochs{") + kLabels + "} 2"));
 }
 
 TEST(TrainingMetricsTest, EventSeriesAppearWithTheirFirstEvent) {
@@ -56,7 +57,7 @@ TEST(TrainingMetricsTest, EventSeriesAppearWithTheirFirstEvent) {
         "petname_gpu_memory_reserved_bytes{"}) {
     EXPECT_FALSE(Contains(text, name)) << name;
   }
-  metrics.OnEpoch(1, 2.0, 70.5);
+  metrics.OnEpoch(1, 2.0, 70.5, 140.25);
   metrics.OnValidation(1.85, 0.5);
   metrics.OnCheckpoint(0.25, 1700000000);
   metrics.SetGpuMemory(1024, 2048);
@@ -64,6 +65,7 @@ TEST(TrainingMetricsTest, EventSeriesAppearWithTheirFirstEvent) {
   text = Exposition(metrics);
   EXPECT_TRUE(Contains(text, std::string("petname_epoch{") + kLabels + "} 1"));
   EXPECT_TRUE(Contains(text, std::string("petname_train_epoch_loss{") + kLabels + "} 2"));
+  EXPECT_TRUE(Contains(text, std::string("petname_train_elapsed_seconds{") + kLabels + "} 140.25"));
   EXPECT_TRUE(Contains(text, std::string("petname_epoch_duration_seconds{") + kLabels + "} 70.5"));
   EXPECT_TRUE(Contains(text, std::string("petname_validation_loss{") + kLabels + "} 1.85"));
   EXPECT_TRUE(Contains(text, std::string("petname_validation_accuracy{") + kLabels + "} 0.5"));
