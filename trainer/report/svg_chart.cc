@@ -140,8 +140,8 @@ std::string RenderChart(const Chart& chart, double left, double top, double widt
                  "\" r=\"3\" fill=\"" + XmlEscape(s.color) + "\"/>\n";
     }
     svg += "<polyline class=\"series\" data-name=\"" + XmlEscape(s.name) + "\" points=\"" + points +
-           "\" fill=\"none\" stroke=\"" + XmlEscape(s.color) + "\" stroke-width=\"2\"/>\n" +
-           markers;
+           "\" fill=\"none\" stroke=\"" + XmlEscape(s.color) + "\" stroke-width=\"2\"/>\n";
+    svg += markers;
     svg += "<line x1=\"" + Num(x1 - 150) + "\" y1=\"" + Num(legend_y) + "\" x2=\"" + Num(x1 - 126) +
            "\" y2=\"" + Num(legend_y) + "\" stroke=\"" + XmlEscape(s.color) +
            "\" stroke-width=\"2\"/>\n";
