@@ -37,6 +37,7 @@ Status ParseLine(const std::string& line, EpochRecord* out) {
     record.samples_per_second = GetNumber(object, "samples_per_second");
     record.learning_rate = GetNumber(object, "learning_rate");
     record.world_size = object.value("world_size", 1);
+    record.restarts = object.value("restarts", 0);
     *out = record;
   } catch (const json::exception& e) {
     return Status::Corruption(e.what());
@@ -58,6 +59,7 @@ std::string ToJsonLine(const EpochRecord& record) {
   object["samples_per_second"] = Number(record.samples_per_second);
   object["learning_rate"] = Number(record.learning_rate);
   object["world_size"] = record.world_size;
+  object["restarts"] = record.restarts;
   return object.dump();
 }
 
@@ -93,6 +95,18 @@ Status ReadMetricsLog(const std::string& path, std::vector<EpochRecord>* out) {
   Status status = ParseMetricsLog(text, out);
   if (!status.ok()) return Status::Corruption(path + " " + status.message());
   return status;
+}
+
+Status CarryOverOnResume(const std::string& path, int resumed_epoch, CarriedOver* out) {
+  *out = CarriedOver{0, 1};
+  if (!std::filesystem::exists(path)) return Status::Ok();
+  std::vector<EpochRecord> records;
+  PETNAME_RETURN_IF_ERROR(ReadMetricsLog(path, &records));
+  for (const EpochRecord& record : records) {
+    if (record.epoch <= resumed_epoch)
+      *out = CarriedOver{record.elapsed_seconds, record.restarts + 1};
+  }
+  return Status::Ok();
 }
 
 }  // namespace petname::metrics

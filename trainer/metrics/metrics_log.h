@@ -3,7 +3,7 @@
 //
 //   {"epoch":1,"train_loss":2.05,"validation_loss":1.85,"validation_accuracy":0.52,
 //    "elapsed_seconds":78.1,"timestamp":1795312345.2,"samples":1048576,
-//    "samples_per_second":4480.5,"learning_rate":0.001,"world_size":2}
+//    "samples_per_second":4480.5,"learning_rate":0.001,"world_size":2,"restarts":0}
 //
 // A value that was not measured (no validation set) or is not finite is written as null
 // and read back as NaN. Readers ignore keys they do not know.
@@ -28,6 +28,7 @@ struct EpochRecord {
   double samples_per_second = 0;   // all ranks
   double learning_rate = 0;
   int world_size = 1;
+  int restarts = 0;  // times the job had resumed from a checkpoint when this epoch ended
 };
 
 // The file name inside the checkpoint directory.
@@ -47,5 +48,15 @@ Status AppendEpochRecord(const std::string& path, const EpochRecord& record);
 
 // Reads and parses the metrics.jsonl at `path`.
 Status ReadMetricsLog(const std::string& path, std::vector<EpochRecord>* out);
+
+// What a run that resumes after `resumed_epoch` carries over from the metrics.jsonl at
+// `path`: the training wall time and restart count of the last record of an epoch up to
+// `resumed_epoch`, the count plus one for this resume. A missing file or no such record
+// gives 0 seconds and 1 restart.
+struct CarriedOver {
+  double elapsed_seconds = 0;
+  int restarts = 0;
+};
+Status CarryOverOnResume(const std::string& path, int resumed_epoch, CarriedOver* out);
 
 }  // namespace petname::metrics

@@ -90,6 +90,26 @@ TEST_F(MetricsLogTest, UnknownKeysAreIgnored) {
   EXPECT_TRUE(std::isnan(records[0].validation_loss));
 }
 
+TEST_F(MetricsLogTest, ResumeCarriesOverElapsedTimeAndCountsTheRestart) {
+  const std::string path = (dir_ / kMetricsLogName).string();
+  CarriedOver carried;
+  ASSERT_TRUE(CarryOverOnResume(path, 2, &carried).ok());
+  EXPECT_EQ(carried.elapsed_seconds, 0);
+  EXPECT_EQ(carried.restarts, 1);
+
+  EpochRecord third = Record(3);
+  third.restarts = 1;
+  for (const EpochRecord& r : {Record(1), Record(2), third}) {
+    ASSERT_TRUE(AppendEpochRecord(path, r).ok());
+  }
+  ASSERT_TRUE(CarryOverOnResume(path, 2, &carried).ok());  // epoch 3 is trained again
+  EXPECT_EQ(carried.elapsed_seconds, 140);
+  EXPECT_EQ(carried.restarts, 1);
+  ASSERT_TRUE(CarryOverOnResume(path, 3, &carried).ok());
+  EXPECT_EQ(carried.elapsed_seconds, 210);
+  EXPECT_EQ(carried.restarts, 2);
+}
+
 TEST_F(MetricsLogTest, MissingFileIsNotFound) {
   std::vector<EpochRecord> records;
   EXPECT_EQ(ReadMetricsLog((dir_ / "none.jsonl").string(), &records).code(),
