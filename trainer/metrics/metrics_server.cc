@@ -5,8 +5,10 @@
 
 namespace petname::metrics {
 
-MetricsServer::MetricsServer(std::unique_ptr<prometheus::Exposer> exposer, int port)
-    : exposer_(std::move(exposer)), port_(port) {}
+MetricsServer::MetricsServer(std::unique_ptr<prometheus::Exposer> exposer,
+                             std::vector<std::shared_ptr<prometheus::Collectable>> collectables,
+                             int port)
+    : collectables_(std::move(collectables)), exposer_(std::move(exposer)), port_(port) {}
 
 Status MetricsServer::Start(
     const std::string& address, int port,
@@ -22,7 +24,7 @@ Status MetricsServer::Start(
   for (const auto& collectable : collectables) exposer->RegisterCollectable(collectable);
   const std::vector<int> ports = exposer->GetListeningPorts();
   if (ports.empty()) return Status::Unavailable("cannot serve metrics on " + bind);
-  out->reset(new MetricsServer(std::move(exposer), ports.front()));
+  out->reset(new MetricsServer(std::move(exposer), collectables, ports.front()));
   return Status::Ok();
 }
 

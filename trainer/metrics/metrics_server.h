@@ -15,8 +15,8 @@ namespace petname::metrics {
 
 class MetricsServer {
  public:
-  // Binds `address`:`port` (port 0 picks a free one) and serves `collectables`, which must
-  // outlive the server. Fails with kUnavailable when the address cannot be bound.
+  // Binds `address`:`port` (port 0 picks a free one) and serves `collectables`, which the
+  // server keeps alive. Fails with kUnavailable when the address cannot be bound.
   static Status Start(const std::string& address, int port,
                       const std::vector<std::shared_ptr<prometheus::Collectable>>& collectables,
                       std::unique_ptr<MetricsServer>* out);
@@ -25,8 +25,11 @@ class MetricsServer {
   int port() const { return port_; }
 
  private:
-  MetricsServer(std::unique_ptr<prometheus::Exposer> exposer, int port);
+  MetricsServer(std::unique_ptr<prometheus::Exposer> exposer,
+                std::vector<std::shared_ptr<prometheus::Collectable>> collectables, int port);
 
+  // Declared before the exposer, so the exposer stops before they go.
+  std::vector<std::shared_ptr<prometheus::Collectable>> collectables_;
   std::unique_ptr<prometheus::Exposer> exposer_;
   int port_;
 };

@@ -53,6 +53,10 @@ class TrainingMetrics {
   // The registry holding every series; hand it to a MetricsServer.
   std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
 
+  // The constant labels every series carries (job, namespace, rank), e.g. for a
+  // ProcessCollector served beside the registry.
+  const prometheus::Labels& labels() const { return labels_; }
+
   // Records the run's constant facts. Call once before training starts.
   void SetInfo(const RunInfo& info);
 

@@ -73,10 +73,12 @@ TEST_F(MetricsLogTest, NonFiniteValuesBecomeNullAndReadBackAsNan) {
 
 TEST_F(MetricsLogTest, MalformedLinesAreCorruptionWithTheirLineNumber) {
   std::vector<EpochRecord> records;
-  const std::string good = ToJsonLine(Record(1));
-  for (const std::string bad : {"{not json", "[1,2]", "{\"epoch\":\"one\",\"elapsed_seconds\":1}",
-                                "{\"elapsed_seconds\":1}"}) {
-    Status s = ParseMetricsLog(good + "\n\n" + bad + "\n", &records);
+  const std::string header = ToJsonLine(Record(1)) + "\n\n";
+  for (const char* bad : {"{not json", "[1,2]", "{\"epoch\":\"one\",\"elapsed_seconds\":1}",
+                          "{\"elapsed_seconds\":1}"}) {
+    std::string text = header;
+    text.append(bad).append("\n");
+    Status s = ParseMetricsLog(text, &records);
     EXPECT_EQ(s.code(), Status::Code::kCorruption) << bad;
     EXPECT_NE(s.message().find("line 3"), std::string::npos) << s.message();
   }

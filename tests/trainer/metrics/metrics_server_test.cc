@@ -35,15 +35,19 @@ std::string Get(int port) {
 TEST(MetricsServerTest, ServesTrainingAndProcessMetrics) {
   TrainingMetrics metrics({"pets", "ml", 0});
   metrics.OnStep(1.5, 64, 0.2, 0.0);
-  auto process = std::make_shared<ProcessCollector>(prometheus::Labels{{"job", "pets"}});
   std::unique_ptr<MetricsServer> server;
-  ASSERT_TRUE(MetricsServer::Start("127.0.0.1", 0, {metrics.registry(), process}, &server).ok());
+  ASSERT_TRUE(MetricsServer::Start(
+                  "127.0.0.1", 0,
+                  {metrics.registry(), std::make_shared<ProcessCollector>(metrics.labels())},
+                  &server)
+                  .ok());
   ASSERT_GT(server->port(), 0);
   const std::string body = Get(server->port());
   EXPECT_NE(body.find("200 OK"), std::string::npos) << body;
   EXPECT_NE(body.find("petname_train_samples_total{job=\"pets\",namespace=\"ml\",rank=\"0\"} 64"),
             std::string::npos);
-  EXPECT_NE(body.find("process_resident_memory_bytes{job=\"pets\"}"), std::string::npos);
+  EXPECT_NE(body.find("process_resident_memory_bytes{job=\"pets\",namespace=\"ml\",rank=\"0\"}"),
+            std::string::npos);
 }
 
 TEST(MetricsServerTest, BusyPortIsUnavailable) {
