@@ -4,8 +4,11 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -14,6 +17,10 @@
 #include "trainer/data/dataset.h"
 #include "trainer/data/names.h"
 #include "trainer/generate/generate.h"
+#include "trainer/metrics/metrics_server.h"
+#include "trainer/metrics/process_collector.h"
+#include "trainer/metrics/training_metrics.h"
+#include "trainer/report/loss_report.h"
 #include "trainer/train/train.h"
 
 namespace petname::cli {
@@ -28,8 +35,54 @@ struct TrainFlags {
   double validation_fraction = 0.05;
   std::string precision = "fp32";
   std::string summary_json;
+  int metrics_port = 0;  // 0: no /metrics
+  std::string metrics_address = "0.0.0.0";
+  Status metrics_env;  // whether $PETNAME_METRICS_PORT parsed
   train::TrainOptions options;
 };
+
+struct ReportFlags {
+  std::string checkpoint_dir;
+  std::string output;  // default CHECKPOINT_DIR/loss.svg
+};
+
+// The value of environment variable `name`, or `fallback` when unset or empty.
+std::string Env(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? value : fallback;
+}
+
+// Parses environment variable `name` as a non-negative integer (`fallback` when unset).
+Status EnvInt(const char* name, int fallback, int* out) {
+  const std::string text = Env(name, std::to_string(fallback));
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text.c_str(), &end, 10);
+  if (errno != 0 || end == text.c_str() || *end != '\0' || value < 0 || value > 1000000) {
+    return Status::InvalidArgument(std::string("environment variable ") + name +
+                                   " must be a non-negative integer (got \"" + text + "\")");
+  }
+  *out = static_cast<int>(value);
+  return Status::Ok();
+}
+
+// With --metrics-port P (P != 0): this rank's metrics, served on P + LOCAL_RANK and labelled
+// with PETNAME_JOB_NAME, PETNAME_NAMESPACE and RANK.
+Status StartMetrics(const TrainFlags& f, std::unique_ptr<metrics::TrainingMetrics>* out,
+                    std::unique_ptr<metrics::MetricsServer>* server) {
+  if (f.metrics_port == 0) return Status::Ok();
+  int rank = 0;
+  int local_rank = 0;
+  PETNAME_RETURN_IF_ERROR(EnvInt("RANK", 0, &rank));
+  PETNAME_RETURN_IF_ERROR(EnvInt("LOCAL_RANK", 0, &local_rank));
+  auto m = std::make_unique<metrics::TrainingMetrics>(metrics::RankLabels{
+      Env("PETNAME_JOB_NAME", "petname"), Env("PETNAME_NAMESPACE", "default"), rank});
+  PETNAME_RETURN_IF_ERROR(metrics::MetricsServer::Start(
+      f.metrics_address, metrics::PortForLocalRank(f.metrics_port, local_rank),
+      {m->registry(), std::make_shared<metrics::ProcessCollector>(m->labels())}, server));
+  *out = std::move(m);
+  return Status::Ok();
+}
 
 std::string DefaultDataPath() {
   const char* env = std::getenv("PETNAME_DATA");
@@ -44,6 +97,7 @@ Status Positive(const char* flag, double value) {
 }
 
 Status CheckTrainFlags(TrainFlags* f) {
+  PETNAME_RETURN_IF_ERROR(f->metrics_env);
   const train::TrainOptions& o = f->options;
   PETNAME_RETURN_IF_ERROR(Positive("--epochs", static_cast<double>(o.epochs)));
   PETNAME_RETURN_IF_ERROR(Positive("--batch-size", static_cast<double>(o.batch_size)));
@@ -52,6 +106,9 @@ Status CheckTrainFlags(TrainFlags* f) {
   PETNAME_RETURN_IF_ERROR(
       Positive("--checkpoint-every-epochs", static_cast<double>(o.checkpoint_every)));
   PETNAME_RETURN_IF_ERROR(Positive("--keep", o.keep));
+  if (f->metrics_port < 0 || f->metrics_port > 65535) {
+    return Status::InvalidArgument("--metrics-port must be in [0, 65535] (0 disables metrics)");
+  }
   if (!(f->validation_fraction >= 0 && f->validation_fraction < 1)) {
     return Status::InvalidArgument("--validation-fraction must be in [0, 1)");
   }
@@ -101,8 +158,11 @@ Status RunTrain(TrainFlags f) {
   if (dataset.train.count == 0) {
     return Status::InvalidArgument("no training examples left after the validation split");
   }
+  std::unique_ptr<metrics::TrainingMetrics> metrics;
+  std::unique_ptr<metrics::MetricsServer> metrics_server;
+  PETNAME_RETURN_IF_ERROR(StartMetrics(f, &metrics, &metrics_server));
   train::TrainResult result;
-  PETNAME_RETURN_IF_ERROR(train::Train(dataset, f.options, &reporter, &result));
+  PETNAME_RETURN_IF_ERROR(train::Train(dataset, f.options, &reporter, metrics.get(), &result));
   if (!f.summary_json.empty()) PETNAME_RETURN_IF_ERROR(WriteSummary(f.summary_json, result));
   return Status::Ok();
 }
@@ -124,6 +184,14 @@ Status RunGenerate(generate::GenerateOptions o) {
   }
   for (const std::string& n : names) std::printf("%s\n", n.c_str());
   return st;
+}
+
+Status RunReport(const ReportFlags& r) {
+  const std::string output =
+      r.output.empty() ? (std::filesystem::path(r.checkpoint_dir) / "loss.svg").string() : r.output;
+  PETNAME_RETURN_IF_ERROR(report::WriteLossReport(r.checkpoint_dir, output));
+  std::printf("%s\n", output.c_str());
+  return Status::Ok();
 }
 
 int Fail(const Status& st) {
@@ -183,6 +251,19 @@ int Main(int argc, char** argv) {
   train->add_flag("--force-resume", t.options.force_resume,
                   "Resume even if the data fingerprint differs");
   train->add_option("--summary-json", t.summary_json, "Write a JSON summary of the run here");
+  t.metrics_address = Env("PETNAME_METRICS_ADDRESS", t.metrics_address);
+  t.metrics_env = EnvInt("PETNAME_METRICS_PORT", 0, &t.metrics_port);
+  train->add_option("--metrics-port", t.metrics_port,
+                    "Serve Prometheus /metrics on this port plus LOCAL_RANK (0: off; default "
+                    "$PETNAME_METRICS_PORT, else 0)");
+  train->add_option("--metrics-address", t.metrics_address,
+                    "Address /metrics binds to (default $PETNAME_METRICS_ADDRESS, else 0.0.0.0)");
+
+  ReportFlags r;
+  CLI::App* rep = app.add_subcommand(
+      "report", "Render a run's loss curves (metrics.jsonl in a checkpoint directory) as SVG.");
+  rep->add_option("--checkpoint", r.checkpoint_dir, "The run's --checkpoint-dir")->required();
+  rep->add_option("--output", r.output, "SVG file to write (default CHECKPOINT/loss.svg)");
 
   generate::GenerateOptions g;
   CLI::App* gen = app.add_subcommand("generate", "Print names sampled from a checkpoint.");
@@ -208,7 +289,7 @@ int Main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return Fail(Status::InvalidArgument(std::string(e.what()) + " (see petname --help)"));
   }
-  Status st = train->parsed() ? RunTrain(t) : RunGenerate(g);
+  Status st = train->parsed() ? RunTrain(t) : rep->parsed() ? RunReport(r) : RunGenerate(g);
   return st.ok() ? 0 : Fail(st);
 }
 

@@ -11,6 +11,7 @@
 #include "trainer/checkpoint/store.h"
 #include "trainer/data/sampler.h"
 #include "trainer/data/vocabulary.h"
+#include "trainer/train/run_recorder.h"
 
 namespace petname::train {
 namespace {
@@ -100,8 +101,9 @@ Status Resume(const TrainOptions& o, const checkpoint::Manifest& want, model::Ch
 }
 
 Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* reporter,
-                   TrainResult* result) {
+                   metrics::TrainingMetrics* metrics, TrainResult* result) {
   const Clock::time_point start = Clock::now();
+  RunRecorder recorder(o, metrics);
   ConfigureThreads(o.threads);
   const torch::Device device(o.device == "cuda" ? torch::kCUDA : torch::kCPU);
   if (device.is_cuda() && !torch::cuda::is_available()) {
@@ -128,6 +130,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     checkpoint::CheckpointWriter probe;  // fail now, not after an epoch, if DIR is unwritable
     PETNAME_RETURN_IF_ERROR(checkpoint::CheckpointWriter::Begin(o.checkpoint_dir, 0, &probe));
   }
+  PETNAME_RETURN_IF_ERROR(recorder.Start(manifest.epoch, /*world_size=*/1, /*backend=*/"none"));
 
   const int window = data.options.window;
   const torch::Tensor train_x = ToTensor(data.train.inputs, data.train.count, window).to(device);
@@ -144,6 +147,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions(torch::kFloat64).device(device));
     const Clock::time_point epoch_start = Clock::now();
     for (int64_t b = 0; b < batches; ++b) {
+      const Clock::time_point step_start = Clock::now();
       const torch::Tensor index = order.slice(0, b * o.batch_size, (b + 1) * o.batch_size);
       const torch::Tensor x = train_x.index_select(0, index);
       const torch::Tensor y = train_y.index_select(0, index);
@@ -154,6 +158,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
           logits.reshape({-1, data::kVocabularySize}), y.reshape({-1}));
       loss.backward();
       optimizer.step();
+      recorder.Step(loss, index.size(0), step_start);
 
       loss_sum += loss.detach() * index.size(0);
       ++manifest.step;
@@ -173,9 +178,14 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     manifest.epoch = epoch;
 
     if (!o.checkpoint_dir.empty() && (epoch % o.checkpoint_every == 0 || epoch == o.epochs)) {
+      const Clock::time_point save_start = Clock::now();
       PETNAME_RETURN_IF_ERROR(checkpoint::SaveCheckpoint(o.checkpoint_dir, manifest, o.keep, model,
                                                          optimizer, data.training_names));
+      recorder.Checkpoint(SecondsSince(save_start));
     }
+    PETNAME_RETURN_IF_ERROR(recorder.Epoch(epoch, manifest.metrics.train_loss,
+                                           manifest.metrics.val_loss, manifest.metrics.val_accuracy,
+                                           n, epoch_seconds));
     reporter->Epoch({epoch, o.epochs, manifest.metrics.train_loss, manifest.metrics.val_loss,
                      manifest.metrics.val_accuracy, n / epoch_seconds, SecondsSince(start)});
     result->train_loss_trace.push_back(manifest.metrics.train_loss);
@@ -202,9 +212,9 @@ void ConfigureThreads(int threads) {
 }
 
 Status Train(const data::Dataset& data, const TrainOptions& options, Reporter* reporter,
-             TrainResult* result) {
+             metrics::TrainingMetrics* metrics, TrainResult* result) {
   try {
-    return RunTraining(data, options, reporter, result);
+    return RunTraining(data, options, reporter, metrics, result);
   } catch (const c10::Error& e) {
     return Status::Internal(std::string("training failed: ") + e.what_without_backtrace());
   }

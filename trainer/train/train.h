@@ -16,6 +16,7 @@
 
 #include "common/status.h"
 #include "trainer/data/dataset.h"
+#include "trainer/metrics/training_metrics.h"
 #include "trainer/model/model.h"
 #include "trainer/train/reporter.h"
 
@@ -52,7 +53,9 @@ struct TrainResult {
 // Sets the intra-op thread count; the inter-op pool is set to one thread on first call.
 void ConfigureThreads(int threads);
 
+// Trains as `options` say. `metrics` (may be null) receives the run's Prometheus metrics;
+// with a checkpoint directory, each epoch also appends a line to its metrics.jsonl.
 Status Train(const data::Dataset& data, const TrainOptions& options, Reporter* reporter,
-             TrainResult* result);
+             metrics::TrainingMetrics* metrics, TrainResult* result);
 
 }  // namespace petname::train
