@@ -67,7 +67,7 @@ pids+=($!)
 # Small data and many epochs: each epoch takes about a second, the run outlasts the checks
 # and is stopped by the test.
 PETNAME_JOB_NAME=pets PETNAME_NAMESPACE=ml "$petname" train "${nproc[@]}" --data "$data" \
-  --max-names 1500 --epochs 1000 --batch-size 256 --threads 1 \
+  --max-names 800 --epochs 1000 --batch-size 512 --threads 1 \
   --checkpoint-dir "$work/ckpt" --metrics-port "$metrics_port" --metrics-address 127.0.0.1 \
   >"$work/train.log" 2>&1 &
 train_pid=$!
@@ -110,7 +110,8 @@ fail() {
   exit 1
 }
 
-at=$($py "$here/promql_check.py" wait "$prom" --world $world --timeout 240) ||
+at=$($py "$here/promql_check.py" wait "$prom" --world $world --rules "$rules" \
+  --timeout 240) ||
   fail "the run never became visible in Prometheus"
 
 for ((rank = 0; rank < world; rank++)); do

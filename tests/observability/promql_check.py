@@ -1,8 +1,9 @@
 """Runs every PromQL expression of the Grafana dashboard and the Prometheus rules against a
 real Prometheus and fails unless each evaluates without error and returns data.
 
-  promql_check.py wait  URL --world N [--timeout S]   waits until a run is fully visible,
-                                                       prints the evaluation time
+  promql_check.py wait  URL --world N --rules F [--timeout S]
+                                          waits until a run (and every recorded series) is
+                                          visible, prints the evaluation time
   promql_check.py check URL --time T --world N --dashboard F --rules F --var k=v ...
   promql_check.py alert URL NAME [--timeout S]         waits until alert NAME is pending or
                                                        firing in Prometheus
@@ -45,8 +46,11 @@ def has_data(result):
     return True  # scalar or string
 
 
-def ready_queries(world):
-    return [
+def ready_queries(world, rules_path):
+    with open(rules_path) as f:
+        recorded = [r["record"] for g in yaml.safe_load(f)["groups"] for r in g["rules"]
+                    if "record" in r]
+    return recorded + [
         f'count(up{{job="pets"}} == 1) == {world}',
         f'count(rate(petname_train_samples_total[10s]) > 0) == {world}',
         "petname_validation_loss",
@@ -56,7 +60,6 @@ def ready_queries(world):
         "process_cpu_seconds_total",
         "DCGM_FI_DEV_GPU_UTIL",
         "petname_gpu_memory_allocated_bytes",
-        "petname:job_samples_per_second:rate5m",
     ]
 
 
@@ -65,7 +68,8 @@ def wait(args):
     missing = []
     while time.time() < deadline:
         now = time.time()
-        missing = [q for q in ready_queries(args.world) if not has_data(query(args.url, q, now))]
+        missing = [q for q in ready_queries(args.world, args.rules)
+                   if not has_data(query(args.url, q, now))]
         if not missing:
             print(f"{now:.3f}")
             return 0
@@ -170,6 +174,7 @@ def main():
     w = sub.add_parser("wait")
     w.add_argument("url")
     w.add_argument("--world", type=int, required=True)
+    w.add_argument("--rules", required=True)
     w.add_argument("--timeout", type=float, default=180)
     c = sub.add_parser("check")
     c.add_argument("url")

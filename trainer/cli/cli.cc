@@ -150,6 +150,9 @@ Status WriteSummary(const std::string& path, const train::TrainResult& r) {
 
 Status RunTrain(TrainFlags f) {
   PETNAME_RETURN_IF_ERROR(CheckTrainFlags(&f));
+  std::unique_ptr<metrics::TrainingMetrics> metrics;
+  std::unique_ptr<metrics::MetricsServer> metrics_server;
+  PETNAME_RETURN_IF_ERROR(StartMetrics(f, &metrics, &metrics_server));
   train::Reporter reporter({::isatty(STDERR_FILENO) == 1, false});
   data::NameList names;
   PETNAME_RETURN_IF_ERROR(data::LoadNames({f.data, f.column, f.max_names}, &names));
@@ -158,9 +161,6 @@ Status RunTrain(TrainFlags f) {
   if (dataset.train.count == 0) {
     return Status::InvalidArgument("no training examples left after the validation split");
   }
-  std::unique_ptr<metrics::TrainingMetrics> metrics;
-  std::unique_ptr<metrics::MetricsServer> metrics_server;
-  PETNAME_RETURN_IF_ERROR(StartMetrics(f, &metrics, &metrics_server));
   train::TrainResult result;
   PETNAME_RETURN_IF_ERROR(train::Train(dataset, f.options, &reporter, metrics.get(), &result));
   if (!f.summary_json.empty()) PETNAME_RETURN_IF_ERROR(WriteSummary(f.summary_json, result));
