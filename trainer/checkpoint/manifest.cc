@@ -11,6 +11,8 @@ std::string ManifestToJson(const Manifest& m) {
   j["format_version"] = m.format_version;
   j["epoch"] = m.epoch;
   j["step"] = m.step;
+  j["epoch_examples"] = m.epoch_examples;
+  j["world_size"] = m.world_size;
   j["hyper_parameters"] = {{"vocab_size", m.hyper.vocab_size},
                            {"hidden_size", m.hyper.hidden_size},
                            {"num_layers", m.hyper.num_layers},
@@ -44,6 +46,8 @@ Status ParseManifest(const std::string& text, Manifest* out) {
     }
     m.epoch = j.at("epoch").get<int64_t>();
     m.step = j.at("step").get<int64_t>();
+    m.epoch_examples = j.value("epoch_examples", int64_t{0});
+    m.world_size = j.value("world_size", int64_t{1});
     const json& h = j.at("hyper_parameters");
     m.hyper.vocab_size = h.at("vocab_size").get<int64_t>();
     m.hyper.hidden_size = h.at("hidden_size").get<int64_t>();

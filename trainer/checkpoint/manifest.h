@@ -35,6 +35,11 @@ struct Manifest {
   int format_version = kFormatVersion;
   int64_t epoch = 0;  // epochs completed
   int64_t step = 0;   // optimizer steps completed
+  // Global examples of epoch `epoch + 1` already trained: non-zero only for a checkpoint
+  // written when a run was stopped (SIGTERM) in the middle of an epoch.
+  int64_t epoch_examples = 0;
+  // Ranks that trained it; the global batch was hyper.batch_size × world_size.
+  int64_t world_size = 1;
   HyperParameters hyper;
   std::string vocabulary;
   std::string data_fingerprint;

@@ -14,8 +14,10 @@
 #include <thread>
 
 #include "common/file_util.h"
+#include "trainer/cli/dist_flags.h"
 #include "trainer/data/dataset.h"
 #include "trainer/data/names.h"
+#include "trainer/dist/stop_signal.h"
 #include "trainer/generate/generate.h"
 #include "trainer/metrics/metrics_server.h"
 #include "trainer/metrics/process_collector.h"
@@ -38,6 +40,8 @@ struct TrainFlags {
   int metrics_port = 0;  // 0: no /metrics
   std::string metrics_address = "0.0.0.0";
   Status metrics_env;  // whether $PETNAME_METRICS_PORT parsed
+  bool threads_given = false;
+  DistFlags dist;
   train::TrainOptions options;
 };
 
@@ -67,18 +71,15 @@ Status EnvInt(const char* name, int fallback, int* out) {
 }
 
 // With --metrics-port P (P != 0): this rank's metrics, served on P + LOCAL_RANK and labelled
-// with PETNAME_JOB_NAME, PETNAME_NAMESPACE and RANK.
+// with PETNAME_JOB_NAME, PETNAME_NAMESPACE and the rank.
 Status StartMetrics(const TrainFlags& f, std::unique_ptr<metrics::TrainingMetrics>* out,
                     std::unique_ptr<metrics::MetricsServer>* server) {
   if (f.metrics_port == 0) return Status::Ok();
-  int rank = 0;
-  int local_rank = 0;
-  PETNAME_RETURN_IF_ERROR(EnvInt("RANK", 0, &rank));
-  PETNAME_RETURN_IF_ERROR(EnvInt("LOCAL_RANK", 0, &local_rank));
+  const dist::RankConfig& rank = f.options.rank;
   auto m = std::make_unique<metrics::TrainingMetrics>(metrics::RankLabels{
-      Env("PETNAME_JOB_NAME", "petname"), Env("PETNAME_NAMESPACE", "default"), rank});
+      Env("PETNAME_JOB_NAME", "petname"), Env("PETNAME_NAMESPACE", "default"), rank.rank});
   PETNAME_RETURN_IF_ERROR(metrics::MetricsServer::Start(
-      f.metrics_address, metrics::PortForLocalRank(f.metrics_port, local_rank),
+      f.metrics_address, metrics::PortForLocalRank(f.metrics_port, rank.local_rank),
       {m->registry(), std::make_shared<metrics::ProcessCollector>(m->labels())}, server));
   *out = std::move(m);
   return Status::Ok();
@@ -118,6 +119,7 @@ Status CheckTrainFlags(TrainFlags* f) {
   if (!model::ParsePrecision(f->precision, &f->options.precision)) {
     return Status::InvalidArgument("--precision must be fp32 or bf16");
   }
+  if (f->dist.nproc < 0) return Status::InvalidArgument("--nproc must not be negative");
   return Status::Ok();
 }
 
@@ -141,6 +143,7 @@ Status WriteSummary(const std::string& path, const train::TrainResult& r) {
                       {"val_accuracy", r.val_accuracy},
                       {"samples_per_second", r.samples_per_second},
                       {"wall_seconds", r.wall_seconds},
+                      {"comm_wait_seconds", r.comm_wait_seconds},
                       {"peak_rss_bytes", static_cast<int64_t>(usage.ru_maxrss) * 1024},
                       {"train_loss_trace", r.train_loss_trace},
                       {"val_loss_trace", r.val_loss_trace},
@@ -148,12 +151,20 @@ Status WriteSummary(const std::string& path, const train::TrainResult& r) {
   return WriteFileAtomically(path, j.dump(2) + "\n");
 }
 
-Status RunTrain(TrainFlags f) {
+// Sets *exit_code for outcomes that are not errors: a preempted rank (dist::kExitPreempted)
+// or the local launcher's result.
+Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   PETNAME_RETURN_IF_ERROR(CheckTrainFlags(&f));
+  if (f.dist.nproc > 1) {
+    *exit_code = LaunchLocalRanks(f.dist, f.threads_given, argc, argv);
+    return Status::Ok();
+  }
+  PETNAME_RETURN_IF_ERROR(ApplyDistFlags(f.dist, &f.options));
+  const bool lead = f.options.rank.rank == 0;
   std::unique_ptr<metrics::TrainingMetrics> metrics;
   std::unique_ptr<metrics::MetricsServer> metrics_server;
   PETNAME_RETURN_IF_ERROR(StartMetrics(f, &metrics, &metrics_server));
-  train::Reporter reporter({::isatty(STDERR_FILENO) == 1, false});
+  train::Reporter reporter({::isatty(STDERR_FILENO) == 1, !lead});
   data::NameList names;
   PETNAME_RETURN_IF_ERROR(data::LoadNames({f.data, f.column, f.max_names}, &names));
   data::Dataset dataset = data::BuildDataset(names.names, {8, f.validation_fraction});
@@ -163,7 +174,13 @@ Status RunTrain(TrainFlags f) {
   }
   train::TrainResult result;
   PETNAME_RETURN_IF_ERROR(train::Train(dataset, f.options, &reporter, metrics.get(), &result));
-  if (!f.summary_json.empty()) PETNAME_RETURN_IF_ERROR(WriteSummary(f.summary_json, result));
+  if (result.preempted) {
+    *exit_code = dist::kExitPreempted;
+    return Status::Ok();
+  }
+  if (lead && !f.summary_json.empty()) {
+    PETNAME_RETURN_IF_ERROR(WriteSummary(f.summary_json, result));
+  }
   return Status::Ok();
 }
 
@@ -264,6 +281,7 @@ int Main(int argc, char** argv) {
       "report", "Render a run's loss curves (metrics.jsonl in a checkpoint directory) as SVG.");
   rep->add_option("--checkpoint", r.checkpoint_dir, "The run's --checkpoint-dir")->required();
   rep->add_option("--output", r.output, "SVG file to write (default CHECKPOINT/loss.svg)");
+  AddDistFlags(train, &t.dist);
 
   generate::GenerateOptions g;
   CLI::App* gen = app.add_subcommand("generate", "Print names sampled from a checkpoint.");
@@ -289,8 +307,12 @@ int Main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return Fail(Status::InvalidArgument(std::string(e.what()) + " (see petname --help)"));
   }
-  Status st = train->parsed() ? RunTrain(t) : rep->parsed() ? RunReport(r) : RunGenerate(g);
-  return st.ok() ? 0 : Fail(st);
+  t.threads_given = train->count("--threads") > 0;
+  int exit_code = 0;
+  Status st = train->parsed() ? RunTrain(t, argc, argv, &exit_code)
+              : rep->parsed() ? RunReport(r)
+                              : RunGenerate(g);
+  return st.ok() ? exit_code : Fail(st);
 }
 
 }  // namespace petname::cli

@@ -18,7 +18,6 @@ void Reporter::Note(const std::string& text) {
 }
 
 void Reporter::Warning(const std::string& text) {
-  if (options_.quiet) return;
   ClearProgress();
   std::fprintf(err_, "petname: warning: %s\n", text.c_str());
 }

@@ -1,7 +1,7 @@
 // Everything the training loop tells the user goes through one Reporter: per-epoch lines
 // on stdout, notes and warnings on stderr, and (only when stderr is a terminal) a live
 // progress line that is overwritten in place. A quiet reporter (e.g. on a non-zero rank)
-// prints nothing.
+// prints only warnings.
 #pragma once
 
 #include <chrono>

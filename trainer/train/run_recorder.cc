@@ -47,8 +47,10 @@ std::string LogPath(const TrainOptions& o) {
 RunRecorder::RunRecorder(const TrainOptions& options, metrics::TrainingMetrics* metrics)
     : options_(options), metrics_(metrics), start_(Clock::now()) {}
 
-Status RunRecorder::Start(int64_t resumed_epoch, int world_size, const std::string& backend) {
+Status RunRecorder::Start(int64_t resumed_epoch, int world_size, const std::string& backend,
+                          bool write_log) {
   world_size_ = world_size;
+  write_log_ = write_log && !options_.checkpoint_dir.empty();
   if (resumed_epoch > 0 && !options_.checkpoint_dir.empty()) {
     metrics::CarriedOver carried;
     PETNAME_RETURN_IF_ERROR(
@@ -66,9 +68,10 @@ Status RunRecorder::Start(int64_t resumed_epoch, int world_size, const std::stri
   return Status::Ok();
 }
 
-void RunRecorder::Step(const torch::Tensor& loss, int64_t samples, Clock::time_point step_start) {
+void RunRecorder::Step(const torch::Tensor& loss, int64_t samples, Clock::time_point step_start,
+                       double allreduce_wait_seconds) {
   if (metrics_ == nullptr) return;
-  metrics_->OnStep(loss.item<double>(), samples, SecondsSince(step_start), 0.0);
+  metrics_->OnStep(loss.item<double>(), samples, SecondsSince(step_start), allreduce_wait_seconds);
 }
 
 void RunRecorder::Checkpoint(double seconds) {
@@ -83,7 +86,7 @@ Status RunRecorder::Epoch(int64_t epoch, double train_loss, double val_loss, dou
     metrics_->OnEpoch(static_cast<int>(epoch), train_loss, epoch_seconds, elapsed);
     if (options_.device == "cuda") RecordGpuMemory(metrics_);
   }
-  if (options_.checkpoint_dir.empty()) return Status::Ok();
+  if (!write_log_) return Status::Ok();
   metrics::EpochRecord record;
   record.epoch = static_cast<int>(epoch);
   record.train_loss = train_loss;

@@ -26,18 +26,20 @@ class RunRecorder {
 
   // Call once the starting epoch is known: `resumed_epoch` epochs are already done (0 for
   // a fresh run). Carries the job's training time and restart count over from
-  // metrics.jsonl and publishes the run's facts.
-  Status Start(int64_t resumed_epoch, int world_size, const std::string& backend);
+  // metrics.jsonl and publishes the run's facts. Only the rank with `write_log` (rank 0)
+  // appends to metrics.jsonl.
+  Status Start(int64_t resumed_epoch, int world_size, const std::string& backend, bool write_log);
 
-  // One optimizer step of `samples` examples that started at `step_start`.
+  // One optimizer step of `samples` examples on this rank that started at `step_start`,
+  // `allreduce_wait_seconds` of it blocked on gradient all-reduce.
   void Step(const torch::Tensor& loss, int64_t samples,
-            std::chrono::steady_clock::time_point step_start);
+            std::chrono::steady_clock::time_point step_start, double allreduce_wait_seconds);
 
   // A checkpoint write that took `seconds` just completed.
   void Checkpoint(double seconds);
 
   // An epoch ended: its mean training loss, validation results (NaN when there is no
-  // validation set), samples and wall time. Appends the metrics.jsonl line.
+  // validation set), samples (all ranks) and wall time. Appends the metrics.jsonl line.
   Status Epoch(int64_t epoch, double train_loss, double val_loss, double val_accuracy,
                int64_t samples, double epoch_seconds);
 
@@ -48,6 +50,7 @@ class RunRecorder {
   double carried_seconds_ = 0;  // training time of earlier runs of the job
   int restarts_ = 0;
   int world_size_ = 1;
+  bool write_log_ = false;
 };
 
 }  // namespace petname::train

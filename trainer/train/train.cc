@@ -11,6 +11,8 @@
 #include "trainer/checkpoint/store.h"
 #include "trainer/data/sampler.h"
 #include "trainer/data/vocabulary.h"
+#include "trainer/dist/sampler.h"
+#include "trainer/dist/stop_signal.h"
 #include "trainer/train/run_recorder.h"
 
 namespace petname::train {
@@ -29,9 +31,18 @@ torch::Tensor ToTensor(const std::vector<uint8_t>& flat, size_t count, int windo
       .to(torch::kInt64);
 }
 
-torch::Tensor PermutationTensor(uint64_t seed, int64_t epoch, int64_t count) {
-  std::vector<int64_t> perm = data::EpochPermutation(seed, epoch, count);
-  return torch::from_blob(perm.data(), {count}, torch::kInt64).clone();
+// This rank's examples of the epoch, from global position `start` on (dist/sampler.h).
+torch::Tensor ShardTensor(const TrainOptions& o, int64_t epoch, int64_t count, int64_t start) {
+  std::vector<int64_t> shard =
+      dist::ShardIndices(data::EpochPermutation(o.seed, epoch, count), start, o.rank.world_size,
+                         o.rank.rank, o.drop_last);
+  return torch::from_blob(shard.data(), {static_cast<int64_t>(shard.size())}, torch::kInt64)
+      .clone();
+}
+
+// Rows [begin, end) of `count` that rank `rank` of `world` validates on.
+std::pair<int64_t, int64_t> ValidationShard(int64_t count, const dist::RankConfig& r) {
+  return {count * r.rank / r.world_size, count * (r.rank + 1) / r.world_size};
 }
 
 // Validation as sums over every position, [loss_sum, correct, positions] in float64, so that
@@ -78,6 +89,7 @@ checkpoint::Manifest ManifestFor(const data::Dataset& data, const TrainOptions& 
                     data.options.validation_fraction};
   manifest.vocabulary = std::string(data::kVocabulary);
   manifest.data_fingerprint = data.fingerprint;
+  manifest.world_size = o.rank.world_size;
   return manifest;
 }
 
@@ -97,6 +109,15 @@ Status Resume(const TrainOptions& o, const checkpoint::Manifest& want, model::Ch
   PETNAME_RETURN_IF_ERROR(checkpoint::LoadTrainingState(dir, model, optimizer));
   reporter->Note("resuming from " + dir + " (epoch " + std::to_string(have->epoch) + ", step " +
                  std::to_string(have->step) + ")");
+  const int64_t was = have->hyper.batch_size * have->world_size;
+  const int64_t now = want.hyper.batch_size * want.world_size;
+  if (was != now) {
+    reporter->Note("global batch changes from " + std::to_string(was) + " (" +
+                   std::to_string(have->world_size) + " ranks x " +
+                   std::to_string(have->hyper.batch_size) + ") to " + std::to_string(now) + " (" +
+                   std::to_string(want.world_size) + " ranks x " +
+                   std::to_string(want.hyper.batch_size) + ")");
+  }
   return Status::Ok();
 }
 
@@ -105,10 +126,16 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
   const Clock::time_point start = Clock::now();
   RunRecorder recorder(o, metrics);
   ConfigureThreads(o.threads);
-  const torch::Device device(o.device == "cuda" ? torch::kCUDA : torch::kCPU);
+  const torch::Device device = o.device == "cuda" ? torch::Device(torch::kCUDA, o.rank.local_rank)
+                                                  : torch::Device(torch::kCPU);
   if (device.is_cuda() && !torch::cuda::is_available()) {
     return Status::FailedPrecondition("--device cuda: CUDA is not available in this build");
   }
+  const bool lead = o.rank.rank == 0;
+  const int64_t world = o.rank.world_size;
+  std::unique_ptr<dist::Communicator> comm;
+  PETNAME_RETURN_IF_ERROR(dist::Communicator::Connect(o.rank, o.comm, &comm));
+  dist::InstallStopHandler();
 
   torch::manual_seed(o.seed);
   model::ModelOptions model_options;
@@ -124,26 +151,37 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     PETNAME_RETURN_IF_ERROR(Resume(o, manifest, model, optimizer, reporter, &have));
     manifest.epoch = have.epoch;
     manifest.step = have.step;
+    manifest.epoch_examples = have.epoch_examples;
     manifest.metrics = have.metrics;
   }
-  if (!o.checkpoint_dir.empty()) {
+  PETNAME_RETURN_IF_ERROR(comm->BroadcastFromRank0(model->parameters()));
+  dist::GradSync grad_sync(comm.get(), model->parameters(), o.grad_sync);
+  if (lead && !o.checkpoint_dir.empty()) {
     checkpoint::CheckpointWriter probe;  // fail now, not after an epoch, if DIR is unwritable
     PETNAME_RETURN_IF_ERROR(checkpoint::CheckpointWriter::Begin(o.checkpoint_dir, 0, &probe));
   }
-  PETNAME_RETURN_IF_ERROR(recorder.Start(manifest.epoch, /*world_size=*/1, /*backend=*/"none"));
+  PETNAME_RETURN_IF_ERROR(recorder.Start(manifest.epoch, o.rank.world_size,
+                                         o.comm.backend == dist::Backend::kNccl ? "nccl" : "gloo",
+                                         /*write_log=*/lead));
 
   const int window = data.options.window;
   const torch::Tensor train_x = ToTensor(data.train.inputs, data.train.count, window).to(device);
   const torch::Tensor train_y = ToTensor(data.train.targets, data.train.count, window).to(device);
-  const torch::Tensor val_x = ToTensor(data.validation.inputs, data.validation.count, window);
-  const torch::Tensor val_y = ToTensor(data.validation.targets, data.validation.count, window);
+  const auto [val_begin, val_end] =
+      ValidationShard(static_cast<int64_t>(data.validation.count), o.rank);
+  const torch::Tensor val_x =
+      ToTensor(data.validation.inputs, data.validation.count, window).slice(0, val_begin, val_end);
+  const torch::Tensor val_y =
+      ToTensor(data.validation.targets, data.validation.count, window).slice(0, val_begin, val_end);
   const int64_t n = train_x.size(0);
-  const int64_t batches = (n + o.batch_size - 1) / o.batch_size;
   double train_seconds = 0;
   int64_t trained_samples = 0;
 
   for (int64_t epoch = manifest.epoch + 1; epoch <= o.epochs; ++epoch) {
-    const torch::Tensor order = PermutationTensor(o.seed, epoch, n).to(device);
+    const int64_t start_at = manifest.epoch_examples;  // non-zero only in a resumed epoch
+    const torch::Tensor order = ShardTensor(o, epoch, n, start_at).to(device);
+    const int64_t shard = order.size(0);
+    const int64_t batches = (shard + o.batch_size - 1) / o.batch_size;
     torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions(torch::kFloat64).device(device));
     const Clock::time_point epoch_start = Clock::now();
     for (int64_t b = 0; b < batches; ++b) {
@@ -153,31 +191,54 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
       const torch::Tensor y = train_y.index_select(0, index);
 
       optimizer.zero_grad();
+      grad_sync.BeginStep(dist::StopRequested());
       const torch::Tensor logits = model->forward(x);
       const torch::Tensor loss = torch::nn::functional::cross_entropy(
           logits.reshape({-1, data::kVocabularySize}), y.reshape({-1}));
       loss.backward();
+      bool stop = false;  // any rank got SIGTERM; all ranks see the same answer
+      PETNAME_RETURN_IF_ERROR(grad_sync.FinishStep(&stop));
       optimizer.step();
-      recorder.Step(loss, index.size(0), step_start);
+      recorder.Step(loss, index.size(0), step_start, grad_sync.last_wait_seconds());
 
+      result->comm_wait_seconds += grad_sync.last_wait_seconds();
       loss_sum += loss.detach() * index.size(0);
       ++manifest.step;
-      reporter->Progress(epoch, b + 1, batches, std::min(n, (b + 1) * o.batch_size),
+      manifest.epoch_examples = std::min(n, start_at + (b + 1) * o.batch_size * world);
+      reporter->Progress(epoch, b + 1, batches, (b + 1) * o.batch_size * world,
                          SecondsSince(epoch_start));
+      if (stop) {
+        reporter->Note("stopping on SIGTERM after step " + std::to_string(manifest.step));
+        if (lead && !o.checkpoint_dir.empty()) {
+          PETNAME_RETURN_IF_ERROR(checkpoint::SaveCheckpoint(
+              o.checkpoint_dir, manifest, o.keep, model, optimizer, data.training_names));
+        }
+        result->preempted = true;
+        result->steps = manifest.step;
+        return Status::Ok();
+      }
     }
-    manifest.metrics.train_loss = loss_sum.item<double>() / static_cast<double>(n);
+    manifest.epoch_examples = 0;
     const double epoch_seconds = SecondsSince(epoch_start);
     train_seconds += epoch_seconds;
-    trained_samples += n;
+    trained_samples += shard * world;
 
-    const torch::Tensor sums =
-        ValidationSums(model, val_x.to(device), val_y.to(device), o.batch_size);
+    // [val loss sum, correct, positions, train loss sum, train examples], summed over ranks.
+    torch::Tensor sums =
+        torch::cat({ValidationSums(model, val_x.to(device), val_y.to(device), o.batch_size),
+                    torch::stack({loss_sum.cpu(),
+                                  torch::tensor(static_cast<double>(shard), torch::kFloat64)})});
+    sums = sums.to(device);
+    PETNAME_RETURN_IF_ERROR(comm->AllreduceSum(sums));
+    sums = sums.cpu();
     const double positions = sums[2].item<double>();
     manifest.metrics.val_loss = positions > 0 ? sums[0].item<double>() / positions : NAN;
     manifest.metrics.val_accuracy = positions > 0 ? sums[1].item<double>() / positions : NAN;
+    manifest.metrics.train_loss = sums[3].item<double>() / std::max(1.0, sums[4].item<double>());
     manifest.epoch = epoch;
 
-    if (!o.checkpoint_dir.empty() && (epoch % o.checkpoint_every == 0 || epoch == o.epochs)) {
+    if (lead && !o.checkpoint_dir.empty() &&
+        (epoch % o.checkpoint_every == 0 || epoch == o.epochs)) {
       const Clock::time_point save_start = Clock::now();
       PETNAME_RETURN_IF_ERROR(checkpoint::SaveCheckpoint(o.checkpoint_dir, manifest, o.keep, model,
                                                          optimizer, data.training_names));
@@ -185,9 +246,10 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     }
     PETNAME_RETURN_IF_ERROR(recorder.Epoch(epoch, manifest.metrics.train_loss,
                                            manifest.metrics.val_loss, manifest.metrics.val_accuracy,
-                                           n, epoch_seconds));
+                                           shard * world, epoch_seconds));
     reporter->Epoch({epoch, o.epochs, manifest.metrics.train_loss, manifest.metrics.val_loss,
-                     manifest.metrics.val_accuracy, n / epoch_seconds, SecondsSince(start)});
+                     manifest.metrics.val_accuracy, shard * world / epoch_seconds,
+                     SecondsSince(start)});
     result->train_loss_trace.push_back(manifest.metrics.train_loss);
     result->val_loss_trace.push_back(manifest.metrics.val_loss);
   }

@@ -8,6 +8,14 @@
 //
 // The whole encoded dataset lives in tensors; a batch is an index_select through the
 // epoch's permutation. The only host sync per epoch is reading the summed training loss.
+//
+// Data parallelism (trainer/dist): every rank runs Train with its RankConfig. Rank 0's
+// parameters are broadcast before the first step; each rank trains on its shard of the
+// epoch's permutation (batch_size examples per rank and step); gradients are averaged by
+// GradSync during backward; training loss and validation (on shards) are all-reduced, so
+// every rank computes the same numbers. Only rank 0 writes checkpoints and reports.
+// SIGTERM stops all ranks at the same step: rank 0 checkpoints (mid-epoch position
+// included) and Train returns OK with `preempted` set. World size 1 is the plain loop.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +24,9 @@
 
 #include "common/status.h"
 #include "trainer/data/dataset.h"
+#include "trainer/dist/communicator.h"
+#include "trainer/dist/grad_sync.h"
+#include "trainer/dist/rank_env.h"
 #include "trainer/metrics/training_metrics.h"
 #include "trainer/model/model.h"
 #include "trainer/train/reporter.h"
@@ -23,8 +34,8 @@
 namespace petname::train {
 
 struct TrainOptions {
-  int64_t epochs = 10;  // total; a resumed run continues up to it
-  int64_t batch_size = 4096;
+  int64_t epochs = 10;        // total; a resumed run continues up to it
+  int64_t batch_size = 4096;  // per rank
   double learning_rate = 1e-3;
   uint64_t seed = 42;
   int threads = 1;             // intra-op threads
@@ -35,6 +46,10 @@ struct TrainOptions {
   int keep = 3;
   bool resume = false;
   bool force_resume = false;
+  dist::RankConfig rank;  // world size 1 unless launched as a rank
+  dist::CommOptions comm;
+  dist::GradSyncOptions grad_sync;
+  bool drop_last = false;  // drop the epoch's tail instead of padding shards to equal length
 };
 
 struct TrainResult {
@@ -45,6 +60,8 @@ struct TrainResult {
   double val_accuracy = 0;
   double samples_per_second = 0;  // training examples / training-step time of this run
   double wall_seconds = 0;
+  double comm_wait_seconds = 0;          // training-step time blocked on gradient all-reduce
+  bool preempted = false;                // stopped on SIGTERM; exit with dist::kExitPreempted
   std::vector<double> train_loss_trace;  // one per epoch trained by this run
   std::vector<double> val_loss_trace;
   std::string parameters_sha256;  // over the raw bytes of every parameter, in order

@@ -1,0 +1,145 @@
+// `petname train` as real data-parallel ranks: the local launcher, rank-0-only output,
+// preemption (SIGTERM -> checkpoint -> 143 -> resume to the same parameters), resuming on
+// another world size, a killed rank, and bad rank environments.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "tests/trainer/launch/subprocess.h"
+#include "trainer/checkpoint/store.h"
+
+namespace petname {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::RunProcess;
+using testing::Subprocess;
+
+class TrainDistTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("petname-train-dist-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // petname train on 1,000 names, batch 32 per rank, one thread per rank.
+  std::vector<std::string> Args(int nproc, int epochs, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {PETNAME_BIN,    "train",
+                                     "--data",       PETNAME_TEST_DATA,
+                                     "--max-names",  "2000",
+                                     "--batch-size", "32",
+                                     "--threads",    "1",
+                                     "--epochs",     std::to_string(epochs),
+                                     "--nproc",      std::to_string(nproc)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+
+  nlohmann::json Summary(const std::string& name) {
+    std::ifstream in(dir_ / name);
+    return nlohmann::json::parse(in, nullptr, false);
+  }
+
+  // Waits until the process has written `text` (or exited); true when it has.
+  static bool WaitForOutput(Subprocess& p, const std::string& text) {
+    for (int i = 0; i < 6000; ++i) {
+      if (p.Output().find(text) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(TrainDistTest, TwoRanksTrainAndOnlyRankZeroReports) {
+  std::string out;
+  int code = RunProcess(Args(2, 2, {"--summary-json", (dir_ / "s.json").string()}), {}, &out);
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("[rank 0] epoch 1/2  train_loss "), std::string::npos) << out;
+  EXPECT_NE(out.find("[rank 0] epoch 2/2  train_loss "), std::string::npos) << out;
+  EXPECT_EQ(out.find("[rank 1] epoch"), std::string::npos) << out;
+  EXPECT_EQ(out.find("[rank 1] petname: data:"), std::string::npos) << out;
+  nlohmann::json s = Summary("s.json");
+  EXPECT_EQ(s["epochs"], 2);
+  EXPECT_GE(s["comm_wait_seconds"].get<double>(), 0.0);
+}
+
+TEST_F(TrainDistTest, SigtermCheckpointsExits143AndResumesToTheSameParameters) {
+  const std::string ckpt = (dir_ / "ckpt").string();
+  std::string out;
+  ASSERT_EQ(RunProcess(Args(2, 3, {"--summary-json", (dir_ / "full.json").string()}), {}, &out), 0)
+      << out;
+
+  Subprocess run(Args(2, 3, {"--checkpoint-dir", ckpt}), {});
+  ASSERT_TRUE(WaitForOutput(run, "[rank 0] epoch 1/3")) << run.Output();
+  kill(run.pid(), SIGTERM);  // the launcher forwards it to both ranks
+  EXPECT_EQ(run.Wait(), 143) << run.Output();
+  EXPECT_NE(run.Output().find("[rank 0] petname: stopping on SIGTERM after step "),
+            std::string::npos)
+      << run.Output();
+
+  std::vector<std::string> skipped;
+  std::string newest;
+  checkpoint::Manifest manifest;
+  ASSERT_TRUE(checkpoint::FindNewestValid(ckpt, &skipped, &newest, &manifest).ok());
+  EXPECT_GT(manifest.epoch_examples, 0) << "the stop should land inside an epoch";
+  EXPECT_EQ(manifest.world_size, 2);
+
+  ASSERT_EQ(RunProcess(Args(2, 3,
+                            {"--checkpoint-dir", ckpt, "--resume", "--summary-json",
+                             (dir_ / "resumed.json").string()}),
+                       {}, &out),
+            0)
+      << out;
+  EXPECT_EQ(Summary("resumed.json")["parameters_sha256"],
+            Summary("full.json")["parameters_sha256"]);
+}
+
+TEST_F(TrainDistTest, ResumeOnAnotherWorldSizeReportsTheGlobalBatch) {
+  const std::string ckpt = (dir_ / "ckpt").string();
+  std::string out;
+  ASSERT_EQ(RunProcess(Args(2, 1, {"--checkpoint-dir", ckpt}), {}, &out), 0) << out;
+  ASSERT_EQ(RunProcess(Args(3, 2, {"--checkpoint-dir", ckpt, "--resume"}), {}, &out), 0) << out;
+  EXPECT_NE(out.find("global batch changes from 64 (2 ranks x 32) to 96 (3 ranks x 32)"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("[rank 0] epoch 2/2"), std::string::npos) << out;
+}
+
+TEST_F(TrainDistTest, KilledRankMakesTheLauncherReturnNonZero) {
+  Subprocess run(Args(3, 50), {});
+  ASSERT_TRUE(WaitForOutput(run, "[rank 0] epoch 1/50")) << run.Output();
+  std::ifstream children("/proc/" + std::to_string(run.pid()) + "/task/" +
+                         std::to_string(run.pid()) + "/children");
+  pid_t victim = 0;
+  ASSERT_TRUE(children >> victim);
+  kill(victim, SIGKILL);
+  const int code = run.Wait();  // killed (-1) if the launcher hangs
+  EXPECT_EQ(code, 137) << run.Output();
+  EXPECT_NE(run.Output().find("exited with code 137; stopping the others"), std::string::npos)
+      << run.Output();
+}
+
+TEST_F(TrainDistTest, BadRankEnvironmentExitsTwoNamingTheVariable) {
+  std::string out;
+  std::vector<std::string> args = Args(1, 1);
+  EXPECT_EQ(RunProcess(args, {{"WORLD_SIZE", "2"}, {"RANK", "2"}}, &out), 2) << out;
+  EXPECT_NE(out.find("RANK=2"), std::string::npos) << out;
+  EXPECT_EQ(RunProcess(args, {{"MASTER_PORT", "http"}}, &out), 2) << out;
+  EXPECT_NE(out.find("MASTER_PORT='http'"), std::string::npos) << out;
+  EXPECT_EQ(RunProcess(args, {{"PET_NNODES", "x"}}, &out), 2) << out;
+  EXPECT_NE(out.find("PET_NNODES"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace petname

@@ -1,0 +1,24 @@
+// Sharded sampling for data-parallel training (pure, no LibTorch).
+//
+// Every epoch all ranks compute the same permutation of [0, n) from (seed, epoch)
+// (data::EpochPermutation). The epoch's sequence is the permutation from `start` on (the resume
+// point, counted in global examples), made a multiple of the world size either by repeating it from
+// its beginning (padding) or by dropping the tail (drop_last). Rank r takes positions r, r + world,
+// r + 2·world, ... so every rank gets the same number of examples and runs the same number of
+// steps, and after k steps of batch b the ranks together have consumed exactly the first k·b·world
+// entries: the resume point does not depend on the world size.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace petname::dist {
+
+// Examples per rank for `remaining` global examples on `world` ranks.
+int64_t ShardLength(int64_t remaining, int world, bool drop_last);
+
+// Rank `rank`'s examples of `permutation` from position `start` on.
+std::vector<int64_t> ShardIndices(const std::vector<int64_t>& permutation, int64_t start, int world,
+                                  int rank, bool drop_last);
+
+}  // namespace petname::dist
