@@ -68,8 +68,11 @@ def wait(args):
     missing = []
     while time.time() < deadline:
         now = time.time()
-        missing = [q for q in ready_queries(args.world, args.rules)
-                   if not has_data(query(args.url, q, now))]
+        try:
+            missing = [q for q in ready_queries(args.world, args.rules)
+                       if not has_data(query(args.url, q, now))]
+        except urllib.error.URLError:  # Prometheus is still starting
+            missing = ["prometheus"]
         if not missing:
             print(f"{now:.3f}")
             return 0
