@@ -4,8 +4,11 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -16,6 +19,10 @@
 #include "trainer/data/names.h"
 #include "trainer/dist/stop_signal.h"
 #include "trainer/generate/generate.h"
+#include "trainer/metrics/metrics_server.h"
+#include "trainer/metrics/process_collector.h"
+#include "trainer/metrics/training_metrics.h"
+#include "trainer/report/loss_report.h"
 #include "trainer/train/train.h"
 
 namespace petname::cli {
@@ -30,10 +37,53 @@ struct TrainFlags {
   double validation_fraction = 0.05;
   std::string precision = "fp32";
   std::string summary_json;
+  int metrics_port = 0;  // 0: no /metrics
+  std::string metrics_address = "0.0.0.0";
+  Status metrics_env;  // whether $PETNAME_METRICS_PORT parsed
   bool threads_given = false;
   DistFlags dist;
   train::TrainOptions options;
 };
+
+struct ReportFlags {
+  std::string checkpoint_dir;
+  std::string output;  // default CHECKPOINT_DIR/loss.svg
+};
+
+// The value of environment variable `name`, or `fallback` when unset or empty.
+std::string Env(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? value : fallback;
+}
+
+// Parses environment variable `name` as a non-negative integer (`fallback` when unset).
+Status EnvInt(const char* name, int fallback, int* out) {
+  const std::string text = Env(name, std::to_string(fallback));
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text.c_str(), &end, 10);
+  if (errno != 0 || end == text.c_str() || *end != '\0' || value < 0 || value > 1000000) {
+    return Status::InvalidArgument(std::string("environment variable ") + name +
+                                   " must be a non-negative integer (got \"" + text + "\")");
+  }
+  *out = static_cast<int>(value);
+  return Status::Ok();
+}
+
+// With --metrics-port P (P != 0): this rank's metrics, served on P + LOCAL_RANK and labelled
+// with PETNAME_JOB_NAME, PETNAME_NAMESPACE and the rank.
+Status StartMetrics(const TrainFlags& f, std::unique_ptr<metrics::TrainingMetrics>* out,
+                    std::unique_ptr<metrics::MetricsServer>* server) {
+  if (f.metrics_port == 0) return Status::Ok();
+  const dist::RankConfig& rank = f.options.rank;
+  auto m = std::make_unique<metrics::TrainingMetrics>(metrics::RankLabels{
+      Env("PETNAME_JOB_NAME", "petname"), Env("PETNAME_NAMESPACE", "default"), rank.rank});
+  PETNAME_RETURN_IF_ERROR(metrics::MetricsServer::Start(
+      f.metrics_address, metrics::PortForLocalRank(f.metrics_port, rank.local_rank),
+      {m->registry(), std::make_shared<metrics::ProcessCollector>(m->labels())}, server));
+  *out = std::move(m);
+  return Status::Ok();
+}
 
 std::string DefaultDataPath() {
   const char* env = std::getenv("PETNAME_DATA");
@@ -48,6 +98,7 @@ Status Positive(const char* flag, double value) {
 }
 
 Status CheckTrainFlags(TrainFlags* f) {
+  PETNAME_RETURN_IF_ERROR(f->metrics_env);
   const train::TrainOptions& o = f->options;
   PETNAME_RETURN_IF_ERROR(Positive("--epochs", static_cast<double>(o.epochs)));
   PETNAME_RETURN_IF_ERROR(Positive("--batch-size", static_cast<double>(o.batch_size)));
@@ -56,6 +107,9 @@ Status CheckTrainFlags(TrainFlags* f) {
   PETNAME_RETURN_IF_ERROR(
       Positive("--checkpoint-every-epochs", static_cast<double>(o.checkpoint_every)));
   PETNAME_RETURN_IF_ERROR(Positive("--keep", o.keep));
+  if (f->metrics_port < 0 || f->metrics_port > 65535) {
+    return Status::InvalidArgument("--metrics-port must be in [0, 65535] (0 disables metrics)");
+  }
   if (!(f->validation_fraction >= 0 && f->validation_fraction < 1)) {
     return Status::InvalidArgument("--validation-fraction must be in [0, 1)");
   }
@@ -107,6 +161,9 @@ Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   }
   PETNAME_RETURN_IF_ERROR(ApplyDistFlags(f.dist, &f.options));
   const bool lead = f.options.rank.rank == 0;
+  std::unique_ptr<metrics::TrainingMetrics> metrics;
+  std::unique_ptr<metrics::MetricsServer> metrics_server;
+  PETNAME_RETURN_IF_ERROR(StartMetrics(f, &metrics, &metrics_server));
   train::Reporter reporter({::isatty(STDERR_FILENO) == 1, !lead});
   data::NameList names;
   PETNAME_RETURN_IF_ERROR(data::LoadNames({f.data, f.column, f.max_names}, &names));
@@ -116,7 +173,7 @@ Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
     return Status::InvalidArgument("no training examples left after the validation split");
   }
   train::TrainResult result;
-  PETNAME_RETURN_IF_ERROR(train::Train(dataset, f.options, &reporter, &result));
+  PETNAME_RETURN_IF_ERROR(train::Train(dataset, f.options, &reporter, metrics.get(), &result));
   if (result.preempted) {
     *exit_code = dist::kExitPreempted;
     return Status::Ok();
@@ -144,6 +201,14 @@ Status RunGenerate(generate::GenerateOptions o) {
   }
   for (const std::string& n : names) std::printf("%s\n", n.c_str());
   return st;
+}
+
+Status RunReport(const ReportFlags& r) {
+  const std::string output =
+      r.output.empty() ? (std::filesystem::path(r.checkpoint_dir) / "loss.svg").string() : r.output;
+  PETNAME_RETURN_IF_ERROR(report::WriteLossReport(r.checkpoint_dir, output));
+  std::printf("%s\n", output.c_str());
+  return Status::Ok();
 }
 
 int Fail(const Status& st) {
@@ -203,6 +268,19 @@ int Main(int argc, char** argv) {
   train->add_flag("--force-resume", t.options.force_resume,
                   "Resume even if the data fingerprint differs");
   train->add_option("--summary-json", t.summary_json, "Write a JSON summary of the run here");
+  t.metrics_address = Env("PETNAME_METRICS_ADDRESS", t.metrics_address);
+  t.metrics_env = EnvInt("PETNAME_METRICS_PORT", 0, &t.metrics_port);
+  train->add_option("--metrics-port", t.metrics_port,
+                    "Serve Prometheus /metrics on this port plus LOCAL_RANK (0: off; default "
+                    "$PETNAME_METRICS_PORT, else 0)");
+  train->add_option("--metrics-address", t.metrics_address,
+                    "Address /metrics binds to (default $PETNAME_METRICS_ADDRESS, else 0.0.0.0)");
+
+  ReportFlags r;
+  CLI::App* rep = app.add_subcommand(
+      "report", "Render a run's loss curves (metrics.jsonl in a checkpoint directory) as SVG.");
+  rep->add_option("--checkpoint", r.checkpoint_dir, "The run's --checkpoint-dir")->required();
+  rep->add_option("--output", r.output, "SVG file to write (default CHECKPOINT/loss.svg)");
   AddDistFlags(train, &t.dist);
 
   generate::GenerateOptions g;
@@ -231,7 +309,9 @@ int Main(int argc, char** argv) {
   }
   t.threads_given = train->count("--threads") > 0;
   int exit_code = 0;
-  Status st = train->parsed() ? RunTrain(t, argc, argv, &exit_code) : RunGenerate(g);
+  Status st = train->parsed() ? RunTrain(t, argc, argv, &exit_code)
+              : rep->parsed() ? RunReport(r)
+                              : RunGenerate(g);
   return st.ok() ? exit_code : Fail(st);
 }
 

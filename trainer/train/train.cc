@@ -13,6 +13,7 @@
 #include "trainer/data/vocabulary.h"
 #include "trainer/dist/sampler.h"
 #include "trainer/dist/stop_signal.h"
+#include "trainer/train/run_recorder.h"
 
 namespace petname::train {
 namespace {
@@ -122,8 +123,9 @@ Status Resume(const TrainOptions& o, const checkpoint::Manifest& want, model::Ch
 }
 
 Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* reporter,
-                   TrainResult* result) {
+                   metrics::TrainingMetrics* metrics, TrainResult* result) {
   const Clock::time_point start = Clock::now();
+  RunRecorder recorder(o, metrics);
   ConfigureThreads(o.threads);
   const torch::Device device = o.device == "cuda" ? torch::Device(torch::kCUDA, o.rank.local_rank)
                                                   : torch::Device(torch::kCPU);
@@ -159,6 +161,9 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     checkpoint::CheckpointWriter probe;  // fail now, not after an epoch, if DIR is unwritable
     PETNAME_RETURN_IF_ERROR(checkpoint::CheckpointWriter::Begin(o.checkpoint_dir, 0, &probe));
   }
+  PETNAME_RETURN_IF_ERROR(recorder.Start(manifest.epoch, o.rank.world_size,
+                                         o.comm.backend == dist::Backend::kNccl ? "nccl" : "gloo",
+                                         /*write_log=*/lead));
 
   const int window = data.options.window;
   const torch::Tensor train_x = ToTensor(data.train.inputs, data.train.count, window).to(device);
@@ -181,6 +186,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions(torch::kFloat64).device(device));
     const Clock::time_point epoch_start = Clock::now();
     for (int64_t b = 0; b < batches; ++b) {
+      const Clock::time_point step_start = Clock::now();
       const torch::Tensor index = order.slice(0, b * o.batch_size, (b + 1) * o.batch_size);
       const torch::Tensor x = train_x.index_select(0, index);
       const torch::Tensor y = train_y.index_select(0, index);
@@ -194,6 +200,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
       bool stop = false;  // any rank got SIGTERM; all ranks see the same answer
       PETNAME_RETURN_IF_ERROR(grad_sync.FinishStep(&stop));
       optimizer.step();
+      recorder.Step(loss, index.size(0), step_start, grad_sync.last_wait_seconds());
 
       result->comm_wait_seconds += grad_sync.last_wait_seconds();
       loss_sum += loss.detach() * index.size(0);
@@ -233,9 +240,14 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
 
     if (lead && !o.checkpoint_dir.empty() &&
         (epoch % o.checkpoint_every == 0 || epoch == o.epochs)) {
+      const Clock::time_point save_start = Clock::now();
       PETNAME_RETURN_IF_ERROR(checkpoint::SaveCheckpoint(o.checkpoint_dir, manifest, o.keep, model,
                                                          optimizer, data.training_names));
+      recorder.Checkpoint(SecondsSince(save_start));
     }
+    PETNAME_RETURN_IF_ERROR(recorder.Epoch(epoch, manifest.metrics.train_loss,
+                                           manifest.metrics.val_loss, manifest.metrics.val_accuracy,
+                                           shard * world, epoch_seconds));
     reporter->Epoch({epoch, o.epochs, manifest.metrics.train_loss, manifest.metrics.val_loss,
                      manifest.metrics.val_accuracy, shard * world / epoch_seconds,
                      SecondsSince(start)});
@@ -263,9 +275,9 @@ void ConfigureThreads(int threads) {
 }
 
 Status Train(const data::Dataset& data, const TrainOptions& options, Reporter* reporter,
-             TrainResult* result) {
+             metrics::TrainingMetrics* metrics, TrainResult* result) {
   try {
-    return RunTraining(data, options, reporter, result);
+    return RunTraining(data, options, reporter, metrics, result);
   } catch (const c10::Error& e) {
     return Status::Internal(std::string("training failed: ") + e.what_without_backtrace());
   }

@@ -27,6 +27,7 @@
 #include "trainer/dist/communicator.h"
 #include "trainer/dist/grad_sync.h"
 #include "trainer/dist/rank_env.h"
+#include "trainer/metrics/training_metrics.h"
 #include "trainer/model/model.h"
 #include "trainer/train/reporter.h"
 
@@ -69,7 +70,9 @@ struct TrainResult {
 // Sets the intra-op thread count; the inter-op pool is set to one thread on first call.
 void ConfigureThreads(int threads);
 
+// Trains as `options` say. `metrics` (may be null) receives the run's Prometheus metrics;
+// with a checkpoint directory, each epoch also appends a line to its metrics.jsonl.
 Status Train(const data::Dataset& data, const TrainOptions& options, Reporter* reporter,
-             TrainResult* result);
+             metrics::TrainingMetrics* metrics, TrainResult* result);
 
 }  // namespace petname::train

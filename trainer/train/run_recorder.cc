@@ -1,0 +1,105 @@
+#include "trainer/train/run_recorder.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#ifdef PETNAME_WITH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
+#endif
+
+#include "trainer/metrics/metrics_log.h"
+#include "trainer/model/model.h"
+#include "trainer/train/train.h"
+
+namespace petname::train {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+double UnixNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Publishes the CUDA caching allocator's current totals for this rank's device. Index 0 of
+// the stat arrays is the aggregate over pool types in every LibTorch version.
+void RecordGpuMemory(metrics::TrainingMetrics* metrics) {
+#ifdef PETNAME_WITH_CUDA
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(c10::cuda::current_device());
+  metrics->SetGpuMemory(static_cast<double>(stats.allocated_bytes[0].current),
+                        static_cast<double>(stats.reserved_bytes[0].current));
+#else
+  (void)metrics;
+#endif
+}
+
+std::string LogPath(const TrainOptions& o) {
+  return (std::filesystem::path(o.checkpoint_dir) / metrics::kMetricsLogName).string();
+}
+
+}  // namespace
+
+RunRecorder::RunRecorder(const TrainOptions& options, metrics::TrainingMetrics* metrics)
+    : options_(options), metrics_(metrics), start_(Clock::now()) {}
+
+Status RunRecorder::Start(int64_t resumed_epoch, int world_size, const std::string& backend,
+                          bool write_log) {
+  world_size_ = world_size;
+  write_log_ = write_log && !options_.checkpoint_dir.empty();
+  if (resumed_epoch > 0 && !options_.checkpoint_dir.empty()) {
+    metrics::CarriedOver carried;
+    PETNAME_RETURN_IF_ERROR(
+        metrics::CarryOverOnResume(LogPath(options_), static_cast<int>(resumed_epoch), &carried));
+    carried_seconds_ = carried.elapsed_seconds;
+    restarts_ = carried.restarts;
+  }
+  if (metrics_ != nullptr) {
+    metrics_->SetInfo(
+        {backend, model::PrecisionName(options_.precision), options_.device, PETNAME_VERSION,
+         world_size, static_cast<int>(options_.epochs), restarts_,
+         options_.checkpoint_dir.empty() ? 0 : static_cast<int>(options_.checkpoint_every)});
+    metrics_->SetLearningRate(options_.learning_rate);
+  }
+  return Status::Ok();
+}
+
+void RunRecorder::Step(const torch::Tensor& loss, int64_t samples, Clock::time_point step_start,
+                       double allreduce_wait_seconds) {
+  if (metrics_ == nullptr) return;
+  metrics_->OnStep(loss.item<double>(), samples, SecondsSince(step_start), allreduce_wait_seconds);
+}
+
+void RunRecorder::Checkpoint(double seconds) {
+  if (metrics_ != nullptr) metrics_->OnCheckpoint(seconds, UnixNow());
+}
+
+Status RunRecorder::Epoch(int64_t epoch, double train_loss, double val_loss, double val_accuracy,
+                          int64_t samples, double epoch_seconds) {
+  const double elapsed = carried_seconds_ + SecondsSince(start_);
+  if (metrics_ != nullptr) {
+    if (std::isfinite(val_loss)) metrics_->OnValidation(val_loss, val_accuracy);
+    metrics_->OnEpoch(static_cast<int>(epoch), train_loss, epoch_seconds, elapsed);
+    if (options_.device == "cuda") RecordGpuMemory(metrics_);
+  }
+  if (!write_log_) return Status::Ok();
+  metrics::EpochRecord record;
+  record.epoch = static_cast<int>(epoch);
+  record.train_loss = train_loss;
+  record.validation_loss = val_loss;
+  record.validation_accuracy = val_accuracy;
+  record.elapsed_seconds = elapsed;
+  record.timestamp = UnixNow();
+  record.samples = samples;
+  record.samples_per_second = epoch_seconds > 0 ? samples / epoch_seconds : 0;
+  record.learning_rate = options_.learning_rate;
+  record.world_size = world_size_;
+  record.restarts = restarts_;
+  return metrics::AppendEpochRecord(LogPath(options_), record);
+}
+
+}  // namespace petname::train

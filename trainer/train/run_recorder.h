@@ -1,0 +1,56 @@
+// What the training loop records about itself besides the Reporter's lines: the rank's
+// Prometheus metrics (when the CLI enabled them) and, when checkpoints are written, one
+// metrics.jsonl line per epoch in the checkpoint directory (read by `petname report`).
+//
+// Per-step work is the metrics update only (a host read of the step's loss, then atomics);
+// it is skipped entirely when metrics are disabled.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+#include "trainer/metrics/training_metrics.h"
+
+namespace petname::train {
+
+struct TrainOptions;
+
+class RunRecorder {
+ public:
+  // `metrics` may be null (metrics disabled); it must outlive the recorder.
+  RunRecorder(const TrainOptions& options, metrics::TrainingMetrics* metrics);
+
+  // Call once the starting epoch is known: `resumed_epoch` epochs are already done (0 for
+  // a fresh run). Carries the job's training time and restart count over from
+  // metrics.jsonl and publishes the run's facts. Only the rank with `write_log` (rank 0)
+  // appends to metrics.jsonl.
+  Status Start(int64_t resumed_epoch, int world_size, const std::string& backend, bool write_log);
+
+  // One optimizer step of `samples` examples on this rank that started at `step_start`,
+  // `allreduce_wait_seconds` of it blocked on gradient all-reduce.
+  void Step(const torch::Tensor& loss, int64_t samples,
+            std::chrono::steady_clock::time_point step_start, double allreduce_wait_seconds);
+
+  // A checkpoint write that took `seconds` just completed.
+  void Checkpoint(double seconds);
+
+  // An epoch ended: its mean training loss, validation results (NaN when there is no
+  // validation set), samples (all ranks) and wall time. Appends the metrics.jsonl line.
+  Status Epoch(int64_t epoch, double train_loss, double val_loss, double val_accuracy,
+               int64_t samples, double epoch_seconds);
+
+ private:
+  const TrainOptions& options_;
+  metrics::TrainingMetrics* metrics_;
+  std::chrono::steady_clock::time_point start_;
+  double carried_seconds_ = 0;  // training time of earlier runs of the job
+  int restarts_ = 0;
+  int world_size_ = 1;
+  bool write_log_ = false;
+};
+
+}  // namespace petname::train
