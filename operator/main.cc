@@ -45,20 +45,27 @@ Status LoadConfig(const Flags& f, kube::RestConfig* cfg) {
 }
 
 std::string MetricsText(controller::Controller& c) {
-  return "# HELP petname_operator_reconcile_total Reconciles run.\n"
-         "# TYPE petname_operator_reconcile_total counter\n"
-         "petname_operator_reconcile_total " +
-         std::to_string(c.reconciles()) +
-         "\n"
-         "# HELP petname_operator_reconcile_errors_total Reconciles that failed and were retried.\n"
-         "# TYPE petname_operator_reconcile_errors_total counter\n"
-         "petname_operator_reconcile_errors_total " +
-         std::to_string(c.reconcile_errors()) +
-         "\n"
-         "# HELP petname_operator_workqueue_depth Keys waiting in the work queue.\n"
-         "# TYPE petname_operator_workqueue_depth gauge\n"
-         "petname_operator_workqueue_depth " +
-         std::to_string(c.queue_depth()) + "\n";
+  struct Metric {
+    const char* name;
+    const char* type;
+    const char* help;
+    int64_t value;
+  };
+  const Metric metrics[] = {
+      {"petname_operator_reconcile_total", "counter", "Reconciles run.", c.reconciles()},
+      {"petname_operator_reconcile_errors_total", "counter",
+       "Reconciles that failed and were retried.", c.reconcile_errors()},
+      {"petname_operator_workqueue_depth", "gauge", "Keys waiting in the work queue.",
+       static_cast<int64_t>(c.queue_depth())},
+      {"petname_operator_informer_lists_total", "counter",
+       "Full lists by the informers: one each at start, one per 410 relist.", c.lists()},
+  };
+  std::string out;
+  for (const Metric& m : metrics) {
+    out += std::string("# HELP ") + m.name + " " + m.help + "\n# TYPE " + m.name + " " + m.type +
+           "\n" + m.name + " " + std::to_string(m.value) + "\n";
+  }
+  return out;
 }
 
 int Run(int argc, char** argv) {
