@@ -2,12 +2,14 @@
 // Service. Configuration: --kubeconfig, else $KUBECONFIG, else the in-cluster service account,
 // else ~/.kube/config. Stops cleanly on SIGTERM/SIGINT. Exit codes: 0 after a clean stop,
 // 2 for bad flags or configuration, 1 when it cannot start.
+#include <malloc.h>
 #include <signal.h>
 
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 
+#include <pplx/threadpool.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
@@ -109,11 +111,20 @@ int Run(int argc, char** argv) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // Memory: few malloc arenas and a small cpprestsdk pool (its I/O is asynchronous; the
+  // default of 40 threads only adds stacks and arenas).
+  mallopt(M_ARENA_MAX, 2);
+  crossplat::threadpool::initialize_with_threads(4);
   kube::ClientOptions opts;
   opts.qps = f.qps;
   opts.burst = f.burst;
-  kube::RestClient client(cfg, opts);
-  controller::Controller ctrl(&client, {f.ns, f.workers});
+  std::unique_ptr<kube::RestClient> client;
+  s = kube::RestClient::Create(cfg, opts, &client);
+  if (!s.ok()) {
+    std::cerr << "petname-operator: " << s.message() << "\n";
+    return s.ExitCode();
+  }
+  controller::Controller ctrl(client.get(), {f.ns, f.workers});
   Endpoint health, metrics;
   s = health.Start(f.health_bind,
                    {{"/healthz", [] { return std::make_pair(200, std::string("ok\n")); }},
@@ -138,7 +149,7 @@ int Run(int argc, char** argv) {
   spdlog::info("signal {}: shutting down", sig);
   health.Stop();
   metrics.Stop();
-  client.Shutdown();
+  client->Shutdown();
   ctrl.Stop();
   spdlog::info("stopped");
   return 0;

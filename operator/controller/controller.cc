@@ -58,7 +58,10 @@ void Controller::Work() {
       queue_.Forget(key);
     } else {
       ++reconcile_errors_;
-      spdlog::warn("reconcile {}: {} (will retry)", key, s.message());
+      // A stale status write (409) is routine when events arrive in quick succession.
+      spdlog::log(s.code() == Status::Code::kFailedPrecondition ? spdlog::level::debug
+                                                                : spdlog::level::warn,
+                  "reconcile {}: {} (will retry)", key, s.message());
       queue_.AddRateLimited(key);
     }
     queue_.Done(key);

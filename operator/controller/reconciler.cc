@@ -14,7 +14,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr size_t kMaxBatch = 64;
+constexpr size_t kMaxBatch = 16;
 
 std::string NowRfc3339() {
   std::time_t t = std::time(nullptr);
@@ -141,6 +141,9 @@ Status Reconciler::WriteStatus(const api::Job& job, const Json& status) {
     return Status::Ok();
   }
   if (resp.code == 404) return Status::Ok();  // the job is gone
+  if (resp.code == 409) {
+    return Status::FailedPrecondition("status of " + job.name + " is stale (409); retrying");
+  }
   return Status::Unavailable("update status of " + job.name + ": " + ApiMessage(resp));
 }
 

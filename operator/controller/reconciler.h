@@ -4,8 +4,9 @@
 // informer caches, computes Desired(job) (pure), Diff()s it against what exists, creates what
 // is missing (pods in slow-start batches 1, 2, 4, ... as the Job controller does), deletes
 // controlled pods that are not desired, and writes ComputeStatus() through the status
-// subresource with the job's resourceVersion. A 409 on the status write (or any failed action)
-// returns an error so the key is retried, from fresh cache state, with backoff. An object that
+// subresource with the job's resourceVersion. A 409 on the status write returns
+// FailedPrecondition and any failed action Unavailable, so the key is retried, from fresh cache
+// state, with backoff. An object that
 // already exists is adopted only when this job controls it; a foreign one is left alone.
 #pragma once
 

@@ -15,6 +15,12 @@ using Json = nlohmann::json;
 
 std::string Encode(const std::string& v) { return web::uri::encode_data_string(v); }
 
+// managedFields is often half of an object and the operator never reads it.
+void StripManagedFields(Json* obj) {
+  auto meta = obj->find("metadata");
+  if (meta != obj->end() && meta->is_object()) meta->erase("managedFields");
+}
+
 bool IsExpired(const Json& status) { return status.is_object() && status.value("code", 0) == 410; }
 
 }  // namespace
@@ -83,7 +89,14 @@ Status Informer::ListAll(std::string* resource_version) {
       return Status::Unavailable("HTTP " + std::to_string(resp.code) + ": " +
                                  StringAt(resp.body, "/message"));
     }
-    for (const Json& item : resp.body.value("items", Json::array())) fresh[Key(item)] = item;
+    auto items = resp.body.find("items");
+    if (items != resp.body.end() && items->is_array()) {
+      for (Json& item : *items) {
+        StripManagedFields(&item);
+        std::string key = Key(item);
+        fresh[key] = std::move(item);
+      }
+    }
     *resource_version = StringAt(resp.body, "/metadata/resourceVersion");
     cont = StringAt(resp.body, "/metadata/continue");
   } while (!cont.empty());
@@ -117,7 +130,7 @@ Informer::WatchEnd Informer::Watch(std::string* resource_version) {
         Json ev = Json::parse(line, nullptr, false);
         if (!ev.is_object()) return true;
         const std::string type = ev.value("type", "");
-        const Json& obj = ev.contains("object") ? ev["object"] : Json();
+        Json& obj = ev["object"];
         if (type == "ERROR") {
           expired = IsExpired(obj);
           error_event = !expired;
@@ -125,7 +138,7 @@ Informer::WatchEnd Informer::Watch(std::string* resource_version) {
         }
         std::string rv = ResourceVersion(obj);
         if (!rv.empty()) *resource_version = rv;
-        if (type != "BOOKMARK") Apply(type, obj);
+        if (type != "BOOKMARK") Apply(type, std::move(obj));
         return !stop_.load();
       },
       &code);
@@ -141,7 +154,8 @@ Informer::WatchEnd Informer::Watch(std::string* resource_version) {
   return WatchEnd::kEnded;
 }
 
-void Informer::Apply(const std::string& type, const Json& obj) {
+void Informer::Apply(const std::string& type, Json obj) {
+  StripManagedFields(&obj);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (type == "DELETED") {

@@ -7,7 +7,7 @@
 // ends it re-watches from there; on HTTP 410 or an ERROR event with code 410 it relists; on
 // connection errors, 429 and 5xx it waits with jittered backoff. After each change to the cache
 // the handler is called with the object (for a relist: every listed object, and every cached
-// object that vanished). Cache reads are thread-safe.
+// object that vanished). Cached objects lack metadata.managedFields. Cache reads are thread-safe.
 #pragma once
 
 #include <atomic>
@@ -51,7 +51,7 @@ class Informer {
 
   Status ListAll(std::string* resource_version);
   WatchEnd Watch(std::string* resource_version);
-  void Apply(const std::string& type, const nlohmann::json& obj);
+  void Apply(const std::string& type, nlohmann::json obj);
   void WaitBackoff();
 
   RestClient* const client_;

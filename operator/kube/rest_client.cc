@@ -2,9 +2,14 @@
 
 #include <random>
 #include <thread>
+#include <vector>
 
 #include <cpprest/containerstream.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
+
 #include <boost/asio/ssl.hpp>
 
 #include "common/file_util.h"
@@ -16,19 +21,79 @@ namespace {
 using web::http::client::http_client;
 using web::http::client::http_client_config;
 
-http_client_config ClientConfig(const RestConfig& cfg, std::chrono::seconds timeout) {
+}  // namespace
+
+// The TLS material of a RestConfig, parsed once: cpprestsdk builds an SSL context per connection,
+// and re-decoding the PEM (slow in OpenSSL 3) for each one is wasted work. Also validates it.
+struct TlsMaterial {
+  X509_STORE* store = nullptr;  // trusted CAs; null = the system store
+  std::vector<X509*> chain;     // client certificate first, then its chain
+  EVP_PKEY* key = nullptr;
+
+  TlsMaterial() = default;
+  TlsMaterial(const TlsMaterial&) = delete;
+  TlsMaterial& operator=(const TlsMaterial&) = delete;
+  ~TlsMaterial() {
+    X509_STORE_free(store);
+    for (X509* c : chain) X509_free(c);
+    EVP_PKEY_free(key);
+  }
+};
+
+namespace {
+
+std::vector<X509*> ReadCerts(const std::string& pem) {
+  std::vector<X509*> out;
+  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+  while (X509* c = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) out.push_back(c);
+  BIO_free(bio);
+  ERR_clear_error();  // the end of the PEM data reads as an error
+  return out;
+}
+
+Status ParseTls(const RestConfig& cfg, std::shared_ptr<TlsMaterial>* out) {
+  auto tls = std::make_shared<TlsMaterial>();
+  if (!cfg.ca_pem.empty()) {
+    tls->store = X509_STORE_new();
+    std::vector<X509*> cas = ReadCerts(cfg.ca_pem);
+    if (cas.empty()) return Status::InvalidArgument("the CA bundle holds no PEM certificate");
+    for (X509* c : cas) {
+      X509_STORE_add_cert(tls->store, c);
+      X509_free(c);
+    }
+  }
+  if (!cfg.client_cert_pem.empty()) {
+    tls->chain = ReadCerts(cfg.client_cert_pem);
+    if (tls->chain.empty()) {
+      return Status::InvalidArgument("the client certificate is not a PEM certificate");
+    }
+    BIO* bio =
+        BIO_new_mem_buf(cfg.client_key_pem.data(), static_cast<int>(cfg.client_key_pem.size()));
+    tls->key = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
+    BIO_free(bio);
+    ERR_clear_error();
+    if (tls->key == nullptr) return Status::InvalidArgument("the client key is not a PEM key");
+  }
+  *out = std::move(tls);
+  return Status::Ok();
+}
+
+http_client_config ClientConfig(const RestConfig& cfg, std::chrono::seconds timeout,
+                                std::shared_ptr<TlsMaterial> tls) {
   http_client_config c;
   c.set_timeout(timeout);
   c.set_validate_certificates(!cfg.insecure_skip_tls_verify);
-  c.set_ssl_context_callback([cfg](boost::asio::ssl::context& ctx) {
-    if (!cfg.ca_pem.empty()) {
-      ctx.add_certificate_authority(boost::asio::buffer(cfg.ca_pem));
+  c.set_ssl_context_callback([tls](boost::asio::ssl::context& ctx) {
+    SSL_CTX* native = ctx.native_handle();
+    if (tls->store != nullptr) {
+      SSL_CTX_set1_cert_store(native, tls->store);
     } else {
       ctx.set_default_verify_paths();
     }
-    if (!cfg.client_cert_pem.empty()) {
-      ctx.use_certificate_chain(boost::asio::buffer(cfg.client_cert_pem));
-      ctx.use_private_key(boost::asio::buffer(cfg.client_key_pem), boost::asio::ssl::context::pem);
+    if (!tls->chain.empty() && tls->key != nullptr) {
+      SSL_CTX_use_certificate(native, tls->chain[0]);
+      for (size_t i = 1; i < tls->chain.size(); ++i) SSL_CTX_add1_chain_cert(native, tls->chain[i]);
+      SSL_CTX_use_PrivateKey(native, tls->key);
     }
   });
   return c;
@@ -46,14 +111,23 @@ void SleepUnlessShutDown(std::chrono::milliseconds d, const std::atomic<bool>& s
 
 }  // namespace
 
-RestClient::RestClient(RestConfig config, ClientOptions options)
+Status RestClient::Create(RestConfig config, ClientOptions options,
+                          std::unique_ptr<RestClient>* out) {
+  std::shared_ptr<TlsMaterial> tls;
+  Status s = ParseTls(config, &tls);
+  if (!s.ok()) return Status::InvalidArgument(config.server + ": " + s.message());
+  out->reset(new RestClient(std::move(config), options, std::move(tls)));
+  return Status::Ok();
+}
+
+RestClient::RestClient(RestConfig config, ClientOptions options, std::shared_ptr<TlsMaterial> tls)
     : config_(std::move(config)),
       options_(options),
       bucket_(options.qps, options.burst),
       client_(std::make_unique<http_client>(config_.server,
-                                            ClientConfig(config_, options.request_timeout))),
-      watch_client_(std::make_unique<http_client>(config_.server,
-                                                  ClientConfig(config_, options.watch_timeout))),
+                                            ClientConfig(config_, options.request_timeout, tls))),
+      watch_client_(std::make_unique<http_client>(
+          config_.server, ClientConfig(config_, options.watch_timeout, tls))),
       token_(config_.token),
       token_read_(std::chrono::steady_clock::now()) {}
 

@@ -37,9 +37,12 @@ struct Response {
   nlohmann::json body;  // parsed JSON, or null when the body was empty or not JSON
 };
 
+struct TlsMaterial;
+
 class RestClient {
  public:
-  RestClient(RestConfig config, ClientOptions options);
+  // InvalidArgument when the CA, client certificate or key PEM cannot be parsed.
+  static Status Create(RestConfig config, ClientOptions options, std::unique_ptr<RestClient>* out);
 
   // Sends `method` to `path` (with query string) and waits for the answer. `body` may be null.
   // `content_type` matters for PATCH (e.g. application/merge-patch+json). OK with resp->code set
@@ -57,6 +60,7 @@ class RestClient {
   bool shut_down() const { return shut_down_.load(); }
 
  private:
+  RestClient(RestConfig config, ClientOptions options, std::shared_ptr<TlsMaterial> tls);
   web::http::http_request NewRequest(const std::string& method, const std::string& path);
   std::string Token();
 
