@@ -33,7 +33,7 @@ std::string Sha256::HexDigest() {
   EVP_DigestFinal_ex(impl_->ctx, md.data(), &len);
   static const char kHex[] = "0123456789abcdef";
   std::string out;
-  out.reserve(2 * len);
+  out.reserve(2 * static_cast<size_t>(len));
   for (unsigned int i = 0; i < len; ++i) {
     out.push_back(kHex[md[i] >> 4]);
     out.push_back(kHex[md[i] & 0xf]);

@@ -26,7 +26,9 @@ class Status {
   Status() = default;
 
   static Status Ok() { return Status(); }
-  static Status InvalidArgument(std::string msg) { return {Code::kInvalidArgument, std::move(msg)}; }
+  static Status InvalidArgument(std::string msg) {
+    return {Code::kInvalidArgument, std::move(msg)};
+  }
   static Status NotFound(std::string msg) { return {Code::kNotFound, std::move(msg)}; }
   static Status IoError(std::string msg) { return {Code::kIoError, std::move(msg)}; }
   static Status Corruption(std::string msg) { return {Code::kCorruption, std::move(msg)}; }
@@ -56,8 +58,8 @@ class Status {
 }  // namespace petname
 
 // Returns from the enclosing function when `expr` yields a non-OK Status.
-#define PETNAME_RETURN_IF_ERROR(expr)       \
-  do {                                      \
-    ::petname::Status _st = (expr);         \
-    if (!_st.ok()) return _st;              \
+#define PETNAME_RETURN_IF_ERROR(expr) \
+  do {                                \
+    ::petname::Status _st = (expr);   \
+    if (!_st.ok()) return _st;        \
   } while (0)

@@ -41,7 +41,20 @@ stop() {
   rm -f "$pidfile"
 }
 
+# The optional watchdog of up.sh (PETNAME_CLUSTER_OWNER_PID) goes first so it cannot race us.
+stop_watchdog() {
+  local pidfile="$DIR/watchdog.pid" pid
+  [[ -f $pidfile ]] || return 0
+  pid=$(cat "$pidfile" 2>/dev/null || true)
+  rm -f "$pidfile"
+  [[ $pid =~ ^[0-9]+$ && $pid != "$$" ]] || return 0
+  if [[ $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) == *petname-cluster-watchdog* ]]; then
+    kill -TERM "$pid" 2>/dev/null || true
+  fi
+}
+
 [[ -d $DIR ]] || exit 0
+stop_watchdog
 for c in "${COMPONENTS[@]}"; do stop "$c"; done
 if [[ $PURGE == --purge ]]; then
   rm -rf "$DIR"

@@ -10,10 +10,14 @@
 #       loopback ports; each one left unset is picked at random among free ports in 20000-59999
 #       (start is retried with fresh random ports if one was taken meanwhile).
 #   PETNAME_CLUSTER_TIMEOUT   seconds to wait for readiness (default 120)
+#   PETNAME_CLUSTER_OWNER_PID if set, a watchdog runs down.sh DIR as soon as that process is gone
+#       (so a test harness killed with SIGKILL, e.g. on a ctest timeout, does not leak daemons)
 #   PETNAME_CACHE, K8S_VERSION  where the binaries are (see env.sh; build.sh is run if they are missing)
 # Outputs in DIR:
 #   kubeconfig            admin (O=system:masters) kubeconfig, certs embedded, server https://127.0.0.1:PORT
-#   cluster.env           sourceable: KUBECONFIG, PETNAME_APISERVER_URL, PETNAME_*_PORT, PETNAME_CLUSTER_DIR,
+#   cluster.env           sourceable: KUBECONFIG, PETNAME_APISERVER_URL, PETNAME_CLUSTER_{APISERVER,ETCD,
+#                         ETCD_PEER,KCM}_PORT (not the input names: sourcing it must not pin the next
+#                         cluster's ports), PETNAME_CLUSTER_DIR,
 #                         PETNAME_CA_FILE, PETNAME_ADMIN_CERT, PETNAME_ADMIN_KEY, KUBECTL
 #   pki/                  ca.crt, admin.crt/key, ... (see certs.sh)
 #   *.pid, *.log          etcd, kube-apiserver, kube-controller-manager
@@ -21,7 +25,7 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=env.sh
+# shellcheck source-path=SCRIPTDIR source=env.sh
 source "$HERE/env.sh"
 
 DIR=${1:?usage: up.sh DIR}
@@ -67,6 +71,16 @@ choose_ports() {
   APISERVER_PORT=${PETNAME_APISERVER_PORT:-$(pick_port)}
   TAKEN[$APISERVER_PORT]=1
   KCM_PORT=${PETNAME_KCM_PORT:-$(pick_port)}
+  local v
+  for v in PETNAME_ETCD_PORT PETNAME_ETCD_PEER_PORT PETNAME_APISERVER_PORT PETNAME_KCM_PORT; do
+    [[ -z ${!v:-} ]] && continue
+    if ! [[ ${!v} =~ ^[0-9]+$ ]] || ((${!v} < 1 || ${!v} > 65535)); then log "ERROR: $v=${!v} is not a port"; return 1; fi
+    if port_busy "${!v}"; then log "ERROR: $v=${!v}: something already listens on 127.0.0.1:${!v}"; return 1; fi
+  done
+  if (($(printf '%s\n' "$ETCD_PORT" "$ETCD_PEER_PORT" "$APISERVER_PORT" "$KCM_PORT" | sort -u | wc -l) != 4)); then
+    log "ERROR: the four ports must differ: $ETCD_PORT $ETCD_PEER_PORT $APISERVER_PORT $KCM_PORT"
+    return 1
+  fi
 }
 
 # ---- failure handling -----------------------------------------------------------------------
@@ -84,6 +98,7 @@ on_exit() {
   "$HERE/down.sh" "$DIR" >&2 || true
 }
 trap on_exit EXIT
+trap 'exit 130' INT TERM
 
 # start NAME ARGS...: runs the binary in its own session, logs to DIR/NAME.log, pid in DIR/NAME.pid
 start() {
@@ -99,7 +114,8 @@ alive() { kill -0 "$(cat "$DIR/$1.pid")" 2>/dev/null; }
 wait_for() {
   local name=$1 what=$2 deadline=$((SECONDS + TIMEOUT))
   shift 2
-  until "$@" >/dev/null 2>&1; do
+  # (in a subshell: a trap firing inside a redirected function would keep stderr on /dev/null)
+  until ("$@") >/dev/null 2>&1; do
     if ! alive "$name"; then
       FAILED_LOG="$DIR/$name.log"
       log "$name exited while waiting for $what"
@@ -116,6 +132,18 @@ wait_for() {
 
 PKI="$DIR/pki"
 "$HERE/certs.sh" "$PKI"
+
+start_watchdog() {
+  [[ -n ${PETNAME_CLUSTER_OWNER_PID:-} ]] || return 0
+  [[ -f "$DIR/watchdog.pid" ]] && kill -0 "$(cat "$DIR/watchdog.pid")" 2>/dev/null && return 0
+  kill -0 "$PETNAME_CLUSTER_OWNER_PID" 2>/dev/null || { log "ERROR: owner pid $PETNAME_CLUSTER_OWNER_PID is not running"; return 1; }
+  # Polls the owner; stops when down.sh removes watchdog.pid. $0 names it for down.sh.
+  # shellcheck disable=SC2016 # expanded by the watchdog's bash
+  setsid bash -c 'while kill -0 "$1" 2>/dev/null && [[ -f "$2/watchdog.pid" ]]; do sleep 1; done
+    [[ -f "$2/watchdog.pid" ]] && exec "$3" "$2"' petname-cluster-watchdog \
+    "$PETNAME_CLUSTER_OWNER_PID" "$DIR" "$HERE/down.sh" </dev/null >>"$DIR/watchdog.log" 2>&1 &
+  echo $! >"$DIR/watchdog.pid"
+}
 
 b64() { base64 -w0 <"$1"; }
 write_kubeconfig() { # FILE USER CERT KEY
@@ -163,6 +191,8 @@ start_all() {
     --initial-cluster "petname-test=http://127.0.0.1:$ETCD_PEER_PORT" \
     --logger zap --log-outputs stderr --enable-v2=false --quota-backend-bytes 2147483648
   wait_for etcd "etcd health" curl -fsS --max-time 2 "http://127.0.0.1:$ETCD_PORT/health" || return 1
+  sleep 0.5
+  alive etcd || { FAILED_LOG="$DIR/etcd.log"; log "etcd exited"; return 1; }
 
   log "kube-apiserver on https://127.0.0.1:$APISERVER_PORT"
   # --endpoint-reconciler-type none: the default reconciler would publish the advertise address in
@@ -209,9 +239,11 @@ port_clash() { grep -qs 'address already in use' "$DIR"/etcd.log "$DIR"/kube-api
 
 attempt=1
 while :; do
-  choose_ports
+  choose_ports || exit 1
+  start_watchdog || exit 1
   if start_all; then break; fi
-  if ((attempt < 3)) && port_clash; then
+  if ((attempt < 3)) && [[ -z ${PETNAME_ETCD_PORT:-} || -z ${PETNAME_ETCD_PEER_PORT:-} ||
+    -z ${PETNAME_APISERVER_PORT:-} || -z ${PETNAME_KCM_PORT:-} ]] && port_clash; then
     log "a port was taken meanwhile; retrying with other ports"
     FAILED_LOG=""
     "$HERE/down.sh" "$DIR" >&2
@@ -229,10 +261,10 @@ export PETNAME_CLUSTER_DIR='$DIR'
 export KUBECONFIG='$DIR/kubeconfig'
 export KUBECTL='$KUBECTL'
 export PETNAME_APISERVER_URL='https://127.0.0.1:$APISERVER_PORT'
-export PETNAME_APISERVER_PORT=$APISERVER_PORT
-export PETNAME_ETCD_PORT=$ETCD_PORT
-export PETNAME_ETCD_PEER_PORT=$ETCD_PEER_PORT
-export PETNAME_KCM_PORT=$KCM_PORT
+export PETNAME_CLUSTER_APISERVER_PORT=$APISERVER_PORT
+export PETNAME_CLUSTER_ETCD_PORT=$ETCD_PORT
+export PETNAME_CLUSTER_ETCD_PEER_PORT=$ETCD_PEER_PORT
+export PETNAME_CLUSTER_KCM_PORT=$KCM_PORT
 export PETNAME_CA_FILE='$PKI/ca.crt'
 export PETNAME_ADMIN_CERT='$PKI/admin.crt'
 export PETNAME_ADMIN_KEY='$PKI/admin.key'
