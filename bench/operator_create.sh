@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Benchmarks petname-operator against a real control plane (tests/cluster/up.sh):
+#   1. time from creating a 256-replica PetNameTrainingJob to all 256 pods existing in the API
+#      server, with the default client limits (--qps 20 --burst 30) and with them lifted (--qps 0);
+#   2. operator RSS idle (no jobs) and with 100 jobs (2 replicas each, 200 pods);
+#   3. operator CPU use while idle with those 100 jobs (over IDLE_SECONDS, default 30).
+#
+#   bench/operator_create.sh [BUILD_DIR]      (default build/; needs build/bin/petname-operator)
+#
+# Starts its own control plane in a temporary directory and stops it on exit. Prints a Markdown
+# table on stdout; progress goes to stderr.
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-$REPO/build}
+OPERATOR=$BUILD/bin/petname-operator
+CRD=${PETNAME_CRD:-$REPO/crds/petname.dev_petnametrainingjobs.yaml}
+IDLE_SECONDS=${IDLE_SECONDS:-30}
+[[ -x $OPERATOR ]] || { echo "operator_create: $OPERATOR not built" >&2; exit 2; }
+[[ -f $CRD ]] || { echo "operator_create: CRD $CRD missing" >&2; exit 2; }
+
+DIR=$(mktemp -d /tmp/petname-bench-operator.XXXXXX)
+OP_PID=""
+cleanup() {
+  [[ -n $OP_PID ]] && kill -TERM "$OP_PID" 2>/dev/null && wait "$OP_PID" 2>/dev/null
+  "$REPO/tests/cluster/down.sh" "$DIR/cluster" --purge >&2 || true
+  rm -rf "$DIR"
+}
+trap cleanup EXIT
+log() { printf '[operator_create] %s\n' "$*" >&2; }
+
+"$REPO/tests/cluster/up.sh" "$DIR/cluster" >/dev/null
+# shellcheck source=/dev/null
+source "$DIR/cluster/cluster.env"
+"$KUBECTL" apply -f "$CRD" >/dev/null
+"$KUBECTL" wait --for condition=established --timeout=60s crd/petnametrainingjobs.petname.dev >/dev/null
+api() { curl -fsS --cacert "$PETNAME_CA_FILE" --cert "$PETNAME_ADMIN_CERT" --key "$PETNAME_ADMIN_KEY" "$PETNAME_APISERVER_URL$1"; }
+
+# pods NS: how many pods exist in NS (one cheap request: limit=1 + remainingItemCount).
+pods() {
+  api "/api/v1/namespaces/$1/pods?limit=1" | jq '(.items | length) + (.metadata.remainingItemCount // 0)'
+}
+
+start_operator() { # NS FLAGS...
+  local ns=$1
+  shift
+  "$OPERATOR" --kubeconfig "$KUBECONFIG" --namespace "$ns" --health-probe-bind-address 0 \
+    --metrics-bind-address 0 --log-level warn "$@" 2>>"$DIR/operator.log" &
+  OP_PID=$!
+  sleep 2  # caches synced
+}
+stop_operator() { kill -TERM "$OP_PID"; wait "$OP_PID"; OP_PID=""; }
+rss_mb() { awk '/VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$OP_PID/status"; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$OP_PID/stat"; }
+
+job() { # NS NAME REPLICAS
+  cat <<YAML
+apiVersion: petname.dev/v1alpha1
+kind: PetNameTrainingJob
+metadata: {name: $2, namespace: $1}
+spec: {replicas: $3, image: petname:bench, dataset: {path: /data/pets.csv}}
+YAML
+}
+
+create_256() { # NS FLAGS... -> seconds until 256 pods exist
+  local ns=$1
+  shift
+  "$KUBECTL" create namespace "$ns" >/dev/null
+  start_operator "$ns" "$@"
+  local t0 t1
+  t0=$(date +%s.%N)
+  job "$ns" big 256 | "$KUBECTL" create -f - >/dev/null
+  until [[ $(pods "$ns") -ge 256 ]]; do sleep 0.05; done
+  t1=$(date +%s.%N)
+  stop_operator
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }'
+}
+
+log "256 replicas, default limits (qps 20, burst 30)"
+t_default=$(create_256 bench-default)
+log "256 replicas, limits lifted (qps 0)"
+t_lifted=$(create_256 bench-lifted --qps 0 --workers 4)
+
+"$KUBECTL" create namespace bench-many >/dev/null
+start_operator bench-many --qps 0
+rss_idle=$(rss_mb)
+log "100 jobs x 2 replicas"
+for i in $(seq 1 100); do job bench-many "j$i" 2; echo ---; done | "$KUBECTL" create -f - >/dev/null
+until [[ $(pods bench-many) -ge 200 ]]; do sleep 0.2; done
+sleep 5
+rss_jobs=$(rss_mb)
+log "idle CPU over ${IDLE_SECONDS}s"
+c0=$(cpu_ticks)
+sleep "$IDLE_SECONDS"
+c1=$(cpu_ticks)
+cpu_pct=$(awk -v d="$((c1 - c0))" -v hz="$(getconf CLK_TCK)" -v s="$IDLE_SECONDS" \
+  'BEGIN { printf "%.2f", d * 100 / hz / s }')
+stop_operator
+
+cat <<EOF_TABLE
+| measurement | result |
+|---|---|
+| 256-replica job, create -> 256 pods in the API server, default limits (qps 20, burst 30) | ${t_default} s |
+| 256-replica job, create -> 256 pods in the API server, limits lifted (qps 0) | ${t_lifted} s |
+| operator RSS, idle (no jobs, caches synced) | ${rss_idle} MB |
+| operator RSS with 100 jobs (200 pods, 100 services) | ${rss_jobs} MB |
+| operator CPU while idle with 100 jobs (${IDLE_SECONDS} s) | ${cpu_pct} % of one core |
+EOF_TABLE
