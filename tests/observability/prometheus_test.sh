@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# A real Prometheus scraping a real training run: starts `petname train --nproc 2` with
+# metrics on loopback, static dcgm-exporter expositions (fixtures/, served by
+# python3 -m http.server), and Debian's prometheus (1s scrapes, the chart's rules loaded);
+# then checks `promtool check metrics` on each rank's exposition, that every PromQL
+# expression of the dashboard and the rules evaluates and returns data (promql_check.py),
+# and that stopping the run raises PetnameRankTargetDown. Every process is stopped by PID.
+#
+# Usage: prometheus_test.sh PETNAME_BINARY DATA_CSV
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+petname=$1
+data=$2
+dashboard=$repo/charts/petname-operator/dashboards/petname-training.json
+rules=$repo/charts/petname-operator/rules/petname.rules.yaml
+py=/usr/bin/python3 # Debian's, with python3-yaml
+world=2
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# A base port P with P .. P+count-1 free on loopback.
+free_ports() {
+  $py - "$1" <<'PY'
+import random, socket, sys
+count = int(sys.argv[1])
+for _ in range(200):
+    base = random.randint(20000, 60000 - count)
+    socks = []
+    try:
+        for port in range(base, base + count):
+            s = socket.socket()
+            s.bind(("127.0.0.1", port))
+            socks.append(s)
+        print(base)
+        sys.exit(0)
+    except OSError:
+        pass
+    finally:
+        for s in socks:
+            s.close()
+sys.exit("no free ports")
+PY
+}
+metrics_port=$(free_ports $world)
+fixture_port=$(free_ports 1)
+prom_port=$(free_ports 1)
+prom=http://127.0.0.1:$prom_port
+
+$py -m http.server "$fixture_port" --bind 127.0.0.1 --directory "$here/fixtures" \
+  >"$work/fixtures.log" 2>&1 &
+pids+=($!)
+
+# Small data and many epochs: each epoch takes about a second, the run outlasts the checks
+# and is stopped by the test.
+PETNAME_JOB_NAME=pets PETNAME_NAMESPACE=ml "$petname" train --nproc $world --data "$data" \
+  --max-names 1500 --epochs 1000 --batch-size 256 --threads 1 \
+  --checkpoint-dir "$work/ckpt" --metrics-port "$metrics_port" --metrics-address 127.0.0.1 \
+  >"$work/train.log" 2>&1 &
+train_pid=$!
+pids+=($train_pid)
+
+{
+  echo "global: {scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s}"
+  echo "rule_files: ['$rules']"
+  echo "scrape_configs:"
+  echo "  - job_name: petname"
+  echo "    honor_labels: true"
+  echo "    static_configs:"
+  for ((rank = 0; rank < world; rank++)); do
+    echo "      - targets: ['127.0.0.1:$((metrics_port + rank))']"
+    echo "        labels: {job: pets, namespace: ml, rank: '$rank', pod: pets-rank-$rank}"
+  done
+  echo "  - job_name: dcgm-node"
+  echo "    honor_labels: true"
+  echo "    metrics_path: /dcgm-node.prom"
+  echo "    static_configs: [{targets: ['127.0.0.1:$fixture_port']}]"
+  echo "  - job_name: dcgm-service"
+  echo "    metrics_path: /dcgm-service.prom"
+  echo "    static_configs:"
+  echo "      - targets: ['127.0.0.1:$fixture_port']"
+  echo "        labels: {namespace: gpu-operator, pod: nvidia-dcgm-exporter-x7k2p}"
+  echo "  - job_name: cuda-rank"
+  echo "    honor_labels: true"
+  echo "    metrics_path: /cuda-rank.prom"
+  echo "    static_configs: [{targets: ['127.0.0.1:$fixture_port']}]"
+} >"$work/prometheus.yml"
+promtool check config "$work/prometheus.yml" >/dev/null
+prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
+  --web.listen-address="127.0.0.1:$prom_port" >"$work/prometheus.log" 2>&1 &
+pids+=($!)
+
+fail() {
+  echo "prometheus_test: $*" >&2
+  echo "--- petname train (last lines)" >&2
+  tail -n 20 "$work/train.log" >&2
+  exit 1
+}
+
+at=$($py "$here/promql_check.py" wait "$prom" --world $world --timeout 240) ||
+  fail "the run never became visible in Prometheus"
+
+for ((rank = 0; rank < world; rank++)); do
+  curl -sf "http://127.0.0.1:$((metrics_port + rank))/metrics" >"$work/rank$rank.prom" ||
+    fail "rank $rank serves no /metrics"
+  promtool check metrics <"$work/rank$rank.prom" || fail "promtool check metrics: rank $rank"
+  echo "ok   promtool check metrics: rank $rank ($(grep -c '^petname_' "$work/rank$rank.prom") petname samples)"
+done
+
+$py "$here/promql_check.py" check "$prom" --time "$at" --world $world \
+  --dashboard "$dashboard" --rules "$rules" \
+  --var namespace=ml --var job=pets --var 'rank=.*' --var __rate_interval=10s ||
+  fail "dashboard or rule expressions failed"
+
+kill -TERM "$train_pid"
+wait "$train_pid" 2>/dev/null || true
+$py "$here/promql_check.py" alert "$prom" PetnameRankTargetDown --timeout 30 ||
+  fail "stopping the run did not raise PetnameRankTargetDown"
+echo "prometheus_test: passed"

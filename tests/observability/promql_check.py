@@ -1,0 +1,190 @@
+"""Runs every PromQL expression of the Grafana dashboard and the Prometheus rules against a
+real Prometheus and fails unless each evaluates without error and returns data.
+
+  promql_check.py wait  URL --world N [--timeout S]   waits until a run is fully visible,
+                                                       prints the evaluation time
+  promql_check.py check URL --time T --world N --dashboard F --rules F --var k=v ...
+  promql_check.py alert URL NAME [--timeout S]         waits until alert NAME is pending or
+                                                       firing in Prometheus
+
+Grafana variables are substituted as Grafana would ($__rate_interval, $namespace, ...);
+`label_values(selector, label)` variable queries run as `group by (label) (selector)`.
+Alert expressions are conditions, empty on a healthy run: they must evaluate without error
+here; their firing is tested by promtool (petname.rules.test.yaml) and, for
+PetnameRankTargetDown, by the `alert` step after the run is stopped.
+"""
+import argparse
+import json
+import re
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+import yaml
+
+
+def query(url, expr, at=None):
+    params = {"query": expr}
+    if at is not None:
+        params["time"] = repr(at)
+    data = urllib.parse.urlencode(params).encode()
+    try:
+        with urllib.request.urlopen(url + "/api/v1/query", data=data, timeout=10) as response:
+            body = json.load(response)
+    except urllib.error.HTTPError as e:
+        body = json.load(e)
+    if body.get("status") != "success":
+        raise ValueError(body.get("error", "unknown error"))
+    return body["data"]
+
+
+def has_data(result):
+    if result["resultType"] in ("vector", "matrix"):
+        return len(result["result"]) > 0
+    return True  # scalar or string
+
+
+def ready_queries(world):
+    return [
+        f'count(up{{job="pets"}} == 1) == {world}',
+        f'count(rate(petname_train_samples_total[10s]) > 0) == {world}',
+        "petname_validation_loss",
+        "petname_train_elapsed_seconds",
+        "petname_checkpoint_last_success_timestamp_seconds",
+        "petname_training_info",
+        "process_cpu_seconds_total",
+        "DCGM_FI_DEV_GPU_UTIL",
+        "petname_gpu_memory_allocated_bytes",
+        "petname:job_samples_per_second:rate5m",
+    ]
+
+
+def wait(args):
+    deadline = time.time() + args.timeout
+    missing = []
+    while time.time() < deadline:
+        now = time.time()
+        missing = [q for q in ready_queries(args.world) if not has_data(query(args.url, q, now))]
+        if not missing:
+            print(f"{now:.3f}")
+            return 0
+        time.sleep(1)
+    print(f"promql_check: run not visible after {args.timeout}s; no data for: {missing}",
+          file=sys.stderr)
+    return 1
+
+
+def substitute(expr, variables):
+    for name in sorted(variables, key=len, reverse=True):
+        expr = expr.replace("${" + name + "}", variables[name]).replace("$" + name, variables[name])
+    return expr
+
+
+def dashboard_expressions(path):
+    with open(path) as f:
+        dashboard = json.load(f)
+    out = []
+    panels = []
+    for panel in dashboard.get("panels", []):
+        panels.append(panel)
+        panels.extend(panel.get("panels", []))
+    for panel in panels:
+        for target in panel.get("targets", []):
+            out.append((f'panel "{panel["title"]}" {target["refId"]}', target["expr"], "data"))
+    for variable in dashboard.get("templating", {}).get("list", []):
+        if variable.get("type") != "query":
+            continue
+        text = variable["query"]["query"] if isinstance(variable["query"], dict) else variable["query"]
+        m = re.fullmatch(r"label_values\((.*),\s*(\w+)\)", text.strip(), re.S)
+        if not m:
+            raise ValueError(f"variable {variable['name']}: unsupported query {text}")
+        out.append((f'variable "{variable["name"]}"', f"group by ({m[2]}) ({m[1]})", "data"))
+    return out
+
+
+def rule_expressions(path):
+    with open(path) as f:
+        rules = yaml.safe_load(f)
+    out = []
+    for group in rules["groups"]:
+        for rule in group["rules"]:
+            if "record" in rule:
+                out.append((f'record {rule["record"]}', rule["expr"], "data"))
+                out.append((f'recorded {rule["record"]}', rule["record"], "data"))
+            else:
+                out.append((f'alert {rule["alert"]}', rule["expr"], "valid"))
+    return out
+
+
+def ranks_of(result):
+    return {s["metric"].get("rank") for s in result["result"]}
+
+
+def check(args):
+    variables = dict(v.split("=", 1) for v in args.var)
+    expressions = dashboard_expressions(args.dashboard) + rule_expressions(args.rules)
+    want_ranks = {str(r) for r in range(args.world)}
+    failures = 0
+    for where, expr, need in expressions:
+        expr = substitute(expr, variables)
+        try:
+            result = query(args.url, expr, args.time)
+        except ValueError as e:
+            print(f"FAIL {where}: error: {e}\n     {expr}")
+            failures += 1
+            continue
+        series = len(result["result"]) if result["resultType"] in ("vector", "matrix") else 1
+        problem = None
+        if need == "data" and not has_data(result):
+            problem = "returned no data"
+        elif "DCGM_" in expr and ranks_of(result) != want_ranks:
+            problem = f"joined ranks {sorted(ranks_of(result))}, want {sorted(want_ranks)}"
+        if problem:
+            print(f"FAIL {where}: {problem}\n     {expr}")
+            failures += 1
+        else:
+            print(f"ok   {where}: {series} series" + ("" if need == "data" else " (condition)"))
+    print(f"promql_check: {len(expressions) - failures}/{len(expressions)} expressions passed")
+    return 1 if failures else 0
+
+
+def alert(args):
+    deadline = time.time() + args.timeout
+    while time.time() < deadline:
+        with urllib.request.urlopen(args.url + "/api/v1/alerts", timeout=10) as response:
+            alerts = json.load(response)["data"]["alerts"]
+        active = [a for a in alerts if a["labels"].get("alertname") == args.name]
+        if active:
+            for a in active:
+                print(f"ok   alert {args.name} {a['state']}: {a['labels']}")
+            return 0
+        time.sleep(1)
+    print(f"promql_check: alert {args.name} not active after {args.timeout}s", file=sys.stderr)
+    return 1
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    w = sub.add_parser("wait")
+    w.add_argument("url")
+    w.add_argument("--world", type=int, required=True)
+    w.add_argument("--timeout", type=float, default=180)
+    c = sub.add_parser("check")
+    c.add_argument("url")
+    c.add_argument("--time", type=float, required=True)
+    c.add_argument("--world", type=int, required=True)
+    c.add_argument("--dashboard", required=True)
+    c.add_argument("--rules", required=True)
+    c.add_argument("--var", action="append", default=[])
+    a = sub.add_parser("alert")
+    a.add_argument("url")
+    a.add_argument("name")
+    a.add_argument("--timeout", type=float, default=60)
+    args = parser.parse_args()
+    return {"wait": wait, "check": check, "alert": alert}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

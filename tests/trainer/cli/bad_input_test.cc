@@ -1,0 +1,187 @@
+// Every bad input of the issue, through the real binary: one line on stderr, exit 2 (usage)
+// or 1 (runtime), no crash, no partial checkpoint, earlier checkpoints intact.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/trainer/cli/run_petname.h"
+#include "trainer/checkpoint/store.h"
+
+namespace petname::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+void ExpectOneLineError(const RunResult& r, int exit_code, const std::string& needle) {
+  EXPECT_EQ(r.signal, 0);
+  EXPECT_EQ(r.exit_code, exit_code) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("petname: error: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << "wanted \"" << needle << "\" in " << r.err;
+}
+
+// The checkpoints under `root` are exactly `names`, each verifies, and no staging is left.
+void ExpectCheckpoints(const std::string& root, const std::vector<std::string>& names) {
+  EXPECT_EQ(checkpoint::ListCheckpoints(root), names);
+  for (const std::string& n : names) {
+    checkpoint::Manifest m;
+    EXPECT_TRUE(checkpoint::VerifyCheckpoint(root + "/" + n, &m).ok()) << n;
+  }
+  for (const auto& e : fs::directory_iterator(root)) {
+    EXPECT_EQ(e.path().filename().string().rfind(".staging", 0), std::string::npos);
+  }
+}
+
+std::string WriteFile(const TempDir& dir, const std::string& name, const std::string& text) {
+  std::ofstream(dir.Join(name), std::ios::binary) << text;
+  return dir.Join(name);
+}
+
+std::vector<std::string> TrainOn(const std::string& data) {
+  return {"train", "--data", data, "--epochs", "1", "--threads", "1"};
+}
+
+TEST(BadInputTest, DataFiles) {
+  TempDir dir;
+  ExpectOneLineError(RunPetname(TrainOn(dir.Join("missing.csv"))), 1, "does not exist");
+  ExpectOneLineError(RunPetname(TrainOn(dir.path())), 2, "is a directory");
+  ExpectOneLineError(RunPetname(TrainOn(WriteFile(dir, "empty.csv", ""))), 2, "is empty");
+  ExpectOneLineError(RunPetname(TrainOn(WriteFile(dir, "junk.txt", "42\n!!\n\n"))), 2,
+                     "no usable names");
+  ExpectOneLineError(
+      RunPetname(TrainOn(WriteFile(dir, "open.csv", "Animal's Name,x\nRex,1\n\"Spot,2\nFido,3\n"))),
+      1, "line 3: quoted field is not terminated");
+  std::vector<std::string> args = TrainOn(PETNAME_TEST_DATA);
+  args.insert(args.end(), {"--column", "Pet Name"});
+  ExpectOneLineError(RunPetname(args), 2, "no column named \"Pet Name\"");
+}
+
+TEST(BadInputTest, UnreadableFile) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads files regardless of their mode";
+  TempDir dir;
+  std::string path = WriteFile(dir, "secret.txt", "rex\n");
+  fs::permissions(path, fs::perms::none);
+  ExpectOneLineError(RunPetname(TrainOn(path)), 1, "cannot read");
+}
+
+TEST(BadInputTest, NumbersAndFlags) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--epochs", "0"}, "--epochs"},
+      {{"--epochs=-2"}, "--epochs"},
+      {{"--batch-size", "0"}, "--batch-size"},
+      {{"--batch-size=-5"}, "--batch-size"},
+      {{"--lr", "0"}, "--lr"},
+      {{"--lr=-0.1"}, "--lr"},
+      {{"--epochs", "many"}, "--epochs"},
+      {{"--no-such-flag"}, "--no-such-flag"},
+      {{"--device", "tpu"}, "tpu"},
+      {{"--resume"}, "--checkpoint-dir"},
+  };
+  for (const auto& [extra, needle] : cases) {
+    std::vector<std::string> args = TrainOn(PETNAME_TEST_DATA);
+    args.insert(args.end(), extra.begin(), extra.end());
+    SCOPED_TRACE(extra[0]);
+    ExpectOneLineError(RunPetname(args), 2, needle);
+  }
+  ExpectOneLineError(RunPetname({"fly"}), 2, "fly");
+  ExpectOneLineError(RunPetname({}), 2, "subcommand");
+}
+
+TEST(BadInputTest, GenerateNumbers) {
+  TempDir dir;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--count", "0"}, "--count"},
+      {{"--count=-3"}, "--count"},
+      {{"--temperature", "0"}, "--temperature"},
+      {{"--temperature=-1"}, "--temperature"},
+      {{"--prefix", "R2"}, "--prefix"},
+  };
+  for (const auto& [extra, needle] : cases) {
+    std::vector<std::string> args = {"generate", "--checkpoint", dir.path()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    SCOPED_TRACE(extra[0]);
+    ExpectOneLineError(RunPetname(args), 2, needle);
+  }
+  ExpectOneLineError(RunPetname({"generate"}), 2, "--checkpoint");
+  ExpectOneLineError(RunPetname({"generate", "--checkpoint", dir.Join("nope")}), 1,
+                     "does not exist");
+  ExpectOneLineError(RunPetname({"generate", "--checkpoint", dir.path()}), 1, "no checkpoint");
+}
+
+TEST(BadInputTest, UnwritableCheckpointDir) {
+  TempDir dir;
+  std::string file = WriteFile(dir, "plain-file", "x");
+  RunResult r = RunPetname(SmallTrainArgs(1, file + "/ckpt"));
+  ExpectOneLineError(r, 1, "cannot create checkpoint directory");
+}
+
+// One trained run with two checkpoints, shared by the checkpoint cases below.
+class CheckpointDamageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = dir_.Join("ckpt");
+    RunResult r = RunPetname(SmallTrainArgs(2, root_));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ExpectCheckpoints(root_, {"epoch-000001", "epoch-000002"});
+  }
+
+  TempDir dir_;
+  std::string root_;
+};
+
+TEST_F(CheckpointDamageTest, CorruptNewestIsReportedAndThePreviousUsed) {
+  std::ofstream(root_ + "/epoch-000002/model.pt", std::ios::binary | std::ios::app) << "garbage";
+  std::vector<std::string> args = SmallTrainArgs(3, root_);
+  args.push_back("--resume");
+  RunResult r = RunPetname(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: skipping damaged checkpoint"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("checksum mismatch for model.pt"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("resuming from " + root_ + "/epoch-000001"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("epoch 2/3"), std::string::npos);
+  ExpectCheckpoints(root_, {"epoch-000001", "epoch-000002", "epoch-000003"});
+}
+
+TEST_F(CheckpointDamageTest, AllTruncatedIsAnError) {
+  fs::resize_file(root_ + "/epoch-000001/optimizer.pt", 5);
+  fs::resize_file(root_ + "/epoch-000002/manifest.json", 20);
+  std::vector<std::string> args = SmallTrainArgs(3, root_);
+  args.push_back("--resume");
+  RunResult r = RunPetname(args);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("petname: error: no valid checkpoint"), std::string::npos) << r.err;
+  EXPECT_EQ(r.signal, 0);
+  ExpectOneLineError(RunPetname({"generate", "--checkpoint", root_ + "/epoch-000002"}), 1,
+                     "manifest.json");
+}
+
+TEST_F(CheckpointDamageTest, OtherFormatVersionIsRefused) {
+  std::string path = root_ + "/epoch-000002/manifest.json";
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("\"format_version\": 1"), 19, "\"format_version\": 99");
+  std::ofstream(path, std::ios::trunc) << text;
+  std::vector<std::string> args = SmallTrainArgs(3, root_);
+  args.push_back("--resume");
+  ExpectOneLineError(RunPetname(args), 1, "format version 99 is not supported");
+  ExpectOneLineError(RunPetname({"generate", "--checkpoint", root_}), 1, "format version 99");
+  EXPECT_EQ(checkpoint::ListCheckpoints(root_),
+            (std::vector<std::string>{"epoch-000001", "epoch-000002"}));
+}
+
+TEST_F(CheckpointDamageTest, DifferentDataIsRefusedUnlessForced) {
+  std::vector<std::string> args = SmallTrainArgs(3, root_);
+  args[4] = "250";  // --max-names: other data, other fingerprint
+  args.push_back("--resume");
+  ExpectOneLineError(RunPetname(args), 1, "different data");
+  ExpectCheckpoints(root_, {"epoch-000001", "epoch-000002"});
+  args.push_back("--force-resume");
+  RunResult r = RunPetname(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ExpectCheckpoints(root_, {"epoch-000001", "epoch-000002", "epoch-000003"});
+}
+
+}  // namespace
+}  // namespace petname::testing

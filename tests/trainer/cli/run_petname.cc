@@ -1,0 +1,68 @@
+#include "tests/trainer/cli/run_petname.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "common/file_util.h"
+
+namespace petname::testing {
+
+TempDir::TempDir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "petname-test-XXXXXX").string();
+  path_ = ::mkdtemp(tmpl.data()) != nullptr ? tmpl : "";
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+}
+
+RunResult RunPetname(const std::vector<std::string>& args) {
+  TempDir io;
+  const std::string out_path = io.Join("out");
+  const std::string err_path = io.Join("err");
+  std::vector<char*> argv;
+  std::string bin = PETNAME_BIN;
+  argv.push_back(bin.data());
+  std::vector<std::string> copy = args;
+  for (std::string& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  RunResult r;
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(out, STDOUT_FILENO);
+    ::dup2(err, STDERR_FILENO);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  ReadFile(out_path, &r.out);
+  ReadFile(err_path, &r.err);
+  return r;
+}
+
+}  // namespace petname::testing
+
+namespace petname::testing {
+
+std::vector<std::string> SmallTrainArgs(int epochs, const std::string& checkpoint_dir) {
+  std::vector<std::string> args = {
+      "train",        "--data", PETNAME_TEST_DATA, "--max-names",         "300", "--threads", "1",
+      "--batch-size", "64",     "--epochs",        std::to_string(epochs)};
+  if (!checkpoint_dir.empty()) {
+    args.insert(args.end(), {"--checkpoint-dir", checkpoint_dir, "--keep", "5"});
+  }
+  return args;
+}
+
+}  // namespace petname::testing

@@ -1,0 +1,40 @@
+// Runs the petname binary (path from the PETNAME_BIN definition) as a child process and
+// captures what it did, for tests that exercise the real executable.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace petname::testing {
+
+struct RunResult {
+  int exit_code = -1;  // -1 when killed by a signal
+  int signal = 0;      // the signal that ended it, if any
+  std::string out;     // stdout
+  std::string err;     // stderr
+};
+
+RunResult RunPetname(const std::vector<std::string>& args);
+
+// A fresh, empty temporary directory removed by the destructor.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string Join(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace petname::testing
+
+namespace petname::testing {
+
+// `petname train` on the first 300 names of the test data: tiny batches, one thread.
+std::vector<std::string> SmallTrainArgs(int epochs, const std::string& checkpoint_dir);
+
+}  // namespace petname::testing

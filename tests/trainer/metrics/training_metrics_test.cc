@@ -1,0 +1,95 @@
+#include "trainer/metrics/training_metrics.h"
+
+#include <gtest/gtest.h>
+#include <prometheus/text_serializer.h>
+
+#include <string>
+
+namespace petname::metrics {
+namespace {
+
+std::string Exposition(const TrainingMetrics& metrics) {
+  return prometheus::TextSerializer().Serialize(metrics.registry()->Collect());
+}
+
+bool Contains(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
+
+constexpr char kLabels[] = "job=\"pets\",namespace=\"ml\",rank=\"1\"";
+
+TEST(TrainingMetricsTest, StepUpdatesCountersGaugeAndHistograms) {
+  TrainingMetrics metrics({"pets", "ml", 1});
+  metrics.OnStep(2.5, 4096, 0.9, 0.01);
+  metrics.OnStep(2.25, 4096, 1.1, 0.02);
+  const std::string text = Exposition(metrics);
+  EXPECT_TRUE(Contains(text, std::string("petname_train_loss{") + kLabels + "} 2.25"));
+  EXPECT_TRUE(Contains(text, std::string("petname_train_samples_total{") + kLabels + "} 8192"));
+  EXPECT_TRUE(Contains(text, std::string("petname_train_steps_total{") + kLabels + "} 2"));
+  EXPECT_TRUE(
+      Contains(text, std::string("petname_step_duration_seconds_count{") + kLabels + "} 2"));
+  EXPECT_TRUE(Contains(text, std::string("petname_step_duration_seconds_sum{") + kLabels + "} 2"));
+  EXPECT_TRUE(Contains(
+      text, "petname_step_duration_seconds_bucket{" + std::string(kLabels) + ",le=\"1.024\"} 1"));
+  EXPECT_TRUE(
+      Contains(text, std::string("petname_allreduce_wait_seconds_count{") + kLabels + "} 2"));
+}
+
+TEST(TrainingMetricsTest, InfoCarriesRunFacts) {
+  TrainingMetrics metrics({"pets", "ml", 1});
+  metrics.SetInfo({"gloo", "bf16", "cpu", "0.1.0", 2, 10, 3, 2});
+  const std::string text = Exposition(metrics);
+  EXPECT_TRUE(Contains(text, "petname_training_info{" + std::string(kLabels) +
+                                 ",backend=\"gloo\",device=\"cpu\",precision=\"bf16\","
+                                 "version=\"0.1.0\"} 1"));
+  EXPECT_TRUE(Contains(text, std::string("petname_world_size{") + kLabels + "} 2"));
+  EXPECT_TRUE(Contains(text, std::string("petname_epochs_planned{") + kLabels + "} 10"));
+  EXPECT_TRUE(Contains(text, std::string("petname_restarts{") + kLabels + "} 3"));
+  EXPECT_TRUE(Contains(text, std::string("petname_checkpoint_interval_epochs{") + kLabels + "} 2"));
+}
+
+TEST(TrainingMetricsTest, EventSeriesAppearWithTheirFirstEvent) {
+  TrainingMetrics metrics({"pets", "ml", 1});
+  std::string text = Exposition(metrics);
+  for (const char* name :
+       {"petname_train_epoch_loss{", "petname_validation_loss{", "petname_validation_accuracy{",
+        "petname_checkpoint_last_success_timestamp_seconds{",
+        "petname_gpu_memory_reserved_bytes{"}) {
+    EXPECT_FALSE(Contains(text, name)) << name;
+  }
+  metrics.OnEpoch(1, 2.0, 70.5, 140.25);
+  metrics.OnValidation(1.85, 0.5);
+  metrics.OnCheckpoint(0.25, 1700000000);
+  metrics.SetGpuMemory(1024, 2048);
+  metrics.SetLearningRate(0.001);
+  text = Exposition(metrics);
+  EXPECT_TRUE(Contains(text, std::string("petname_epoch{") + kLabels + "} 1"));
+  EXPECT_TRUE(Contains(text, std::string("petname_train_epoch_loss{") + kLabels + "} 2"));
+  EXPECT_TRUE(Contains(text, std::string("petname_train_elapsed_seconds{") + kLabels + "} 140.25"));
+  EXPECT_TRUE(Contains(text, std::string("petname_epoch_duration_seconds{") + kLabels + "} 70.5"));
+  EXPECT_TRUE(Contains(text, std::string("petname_validation_loss{") + kLabels + "} 1.85"));
+  EXPECT_TRUE(Contains(text, std::string("petname_validation_accuracy{") + kLabels + "} 0.5"));
+  EXPECT_TRUE(
+      Contains(text, std::string("petname_checkpoint_write_seconds{") + kLabels + "} 0.25"));
+  EXPECT_TRUE(Contains(text, std::string("petname_checkpoint_last_success_timestamp_seconds{") +
+                                 kLabels + "} 1700000000"));
+  EXPECT_TRUE(
+      Contains(text, std::string("petname_gpu_memory_allocated_bytes{") + kLabels + "} 1024"));
+  EXPECT_TRUE(
+      Contains(text, std::string("petname_gpu_memory_reserved_bytes{") + kLabels + "} 2048"));
+  EXPECT_TRUE(Contains(text, std::string("petname_learning_rate{") + kLabels + "} 0.001"));
+
+  metrics.OnValidation(1.7, 0.55);
+  EXPECT_TRUE(
+      Contains(Exposition(metrics), std::string("petname_validation_loss{") + kLabels + "} 1.7"));
+}
+
+TEST(TrainingMetricsTest, NonFiniteLossIsExported) {
+  TrainingMetrics metrics({"pets", "ml", 0});
+  metrics.OnStep(std::numeric_limits<double>::quiet_NaN(), 1, 0.1, 0);
+  EXPECT_TRUE(Contains(Exposition(metrics),
+                       "petname_train_loss{job=\"pets\",namespace=\"ml\",rank=\"0\"} Nan"));
+}
+
+}  // namespace
+}  // namespace petname::metrics

@@ -1,0 +1,77 @@
+#include "trainer/checkpoint/checkpoint.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "common/file_util.h"
+#include "trainer/checkpoint/store.h"
+
+namespace petname::checkpoint {
+namespace {
+
+std::string Join(const std::string& dir, const char* name) { return dir + "/" + name; }
+
+}  // namespace
+
+Status SaveCheckpoint(const std::string& root, const Manifest& manifest, int keep,
+                      model::CharLstm& model, torch::optim::Optimizer& optimizer,
+                      const std::vector<std::string>& training_names) {
+  CheckpointWriter writer;
+  PETNAME_RETURN_IF_ERROR(CheckpointWriter::Begin(root, manifest.epoch, &writer));
+  try {
+    torch::save(model, writer.FilePath("model.pt"));
+    torch::save(optimizer, writer.FilePath("optimizer.pt"));
+    torch::Tensor rng = at::detail::getDefaultCPUGenerator().get_state();
+    torch::save(rng, writer.FilePath("rng.pt"));
+  } catch (const c10::Error& e) {
+    return Status::IoError("cannot write checkpoint files in " + root + ": " +
+                           e.what_without_backtrace());
+  }
+  std::ostringstream names;
+  for (const std::string& n : training_names) names << n << '\n';
+  std::ofstream out(writer.FilePath("names.txt"), std::ios::binary);
+  out << names.str();
+  out.close();
+  if (!out) return Status::IoError("cannot write names.txt in " + root);
+  return writer.Commit(manifest, keep);
+}
+
+Status LoadModel(const std::string& dir, model::CharLstm& model) {
+  try {
+    torch::load(model, Join(dir, "model.pt"));
+  } catch (const c10::Error& e) {
+    return Status::Corruption("cannot load " + Join(dir, "model.pt") + ": " +
+                              e.what_without_backtrace());
+  }
+  return Status::Ok();
+}
+
+Status LoadTrainingState(const std::string& dir, model::CharLstm& model,
+                         torch::optim::Optimizer& optimizer) {
+  PETNAME_RETURN_IF_ERROR(LoadModel(dir, model));
+  try {
+    torch::load(optimizer, Join(dir, "optimizer.pt"));
+    torch::Tensor rng;
+    torch::load(rng, Join(dir, "rng.pt"));
+    at::Generator gen = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_state(rng);
+  } catch (const c10::Error& e) {
+    return Status::Corruption("cannot load the training state in " + dir + ": " +
+                              e.what_without_backtrace());
+  }
+  return Status::Ok();
+}
+
+Status ReadTrainingNames(const std::string& dir, std::vector<std::string>* names) {
+  std::string text;
+  PETNAME_RETURN_IF_ERROR(ReadFile(Join(dir, "names.txt"), &text));
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) names->push_back(line);
+  return Status::Ok();
+}
+
+}  // namespace petname::checkpoint

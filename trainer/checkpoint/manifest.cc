@@ -1,0 +1,90 @@
+#include "trainer/checkpoint/manifest.h"
+
+#include <nlohmann/json.hpp>
+
+namespace petname::checkpoint {
+
+using nlohmann::json;
+
+std::string ManifestToJson(const Manifest& m) {
+  json j;
+  j["format_version"] = m.format_version;
+  j["epoch"] = m.epoch;
+  j["step"] = m.step;
+  j["hyper_parameters"] = {{"vocab_size", m.hyper.vocab_size},
+                           {"hidden_size", m.hyper.hidden_size},
+                           {"num_layers", m.hyper.num_layers},
+                           {"window", m.hyper.window},
+                           {"batch_size", m.hyper.batch_size},
+                           {"learning_rate", m.hyper.learning_rate},
+                           {"seed", m.hyper.seed},
+                           {"precision", m.hyper.precision},
+                           {"validation_fraction", m.hyper.validation_fraction}};
+  j["vocabulary"] = m.vocabulary;
+  j["data_fingerprint"] = m.data_fingerprint;
+  j["metrics"] = {{"train_loss", m.metrics.train_loss},
+                  {"val_loss", m.metrics.val_loss},
+                  {"val_accuracy", m.metrics.val_accuracy}};
+  j["files"] = m.files;
+  return j.dump(2) + "\n";
+}
+
+Status ParseManifest(const std::string& text, Manifest* out) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Status::Corruption("manifest.json is not valid JSON");
+  }
+  try {
+    Manifest m;
+    m.format_version = j.at("format_version").get<int>();
+    if (m.format_version != kFormatVersion) {
+      return Status::FailedPrecondition(
+          "checkpoint format version " + std::to_string(m.format_version) +
+          " is not supported (this petname reads version " + std::to_string(kFormatVersion) + ")");
+    }
+    m.epoch = j.at("epoch").get<int64_t>();
+    m.step = j.at("step").get<int64_t>();
+    const json& h = j.at("hyper_parameters");
+    m.hyper.vocab_size = h.at("vocab_size").get<int64_t>();
+    m.hyper.hidden_size = h.at("hidden_size").get<int64_t>();
+    m.hyper.num_layers = h.at("num_layers").get<int64_t>();
+    m.hyper.window = h.at("window").get<int64_t>();
+    m.hyper.batch_size = h.at("batch_size").get<int64_t>();
+    m.hyper.learning_rate = h.at("learning_rate").get<double>();
+    m.hyper.seed = h.at("seed").get<uint64_t>();
+    m.hyper.precision = h.at("precision").get<std::string>();
+    m.hyper.validation_fraction = h.at("validation_fraction").get<double>();
+    m.vocabulary = j.at("vocabulary").get<std::string>();
+    m.data_fingerprint = j.at("data_fingerprint").get<std::string>();
+    const json& metrics = j.at("metrics");
+    m.metrics.train_loss = metrics.at("train_loss").get<double>();
+    m.metrics.val_loss = metrics.at("val_loss").get<double>();
+    m.metrics.val_accuracy = metrics.at("val_accuracy").get<double>();
+    m.files = j.at("files").get<std::map<std::string, std::string>>();
+    *out = std::move(m);
+  } catch (const json::exception& e) {
+    return Status::Corruption(std::string("manifest.json is incomplete: ") + e.what());
+  }
+  return Status::Ok();
+}
+
+Status CheckResumable(const Manifest& have, const Manifest& want, bool force) {
+  if (have.vocabulary != want.vocabulary || have.hyper.vocab_size != want.hyper.vocab_size ||
+      have.hyper.hidden_size != want.hyper.hidden_size ||
+      have.hyper.num_layers != want.hyper.num_layers) {
+    return Status::FailedPrecondition(
+        "checkpoint has a different model shape (vocabulary/hidden size/layers); it cannot be "
+        "resumed");
+  }
+  if (force) return Status::Ok();
+  if (have.data_fingerprint != want.data_fingerprint || have.hyper.window != want.hyper.window ||
+      have.hyper.validation_fraction != want.hyper.validation_fraction) {
+    return Status::FailedPrecondition("checkpoint was trained on different data (fingerprint " +
+                                      have.data_fingerprint.substr(0, 12) + " vs " +
+                                      want.data_fingerprint.substr(0, 12) +
+                                      "); use --force-resume to continue anyway");
+  }
+  return Status::Ok();
+}
+
+}  // namespace petname::checkpoint

@@ -1,0 +1,56 @@
+// The manifest.json of a checkpoint directory: what was trained, on what data, how far,
+// and the sha256 of every other file in the directory. Pure (de)serialisation; no LibTorch.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "common/status.h"
+
+namespace petname::checkpoint {
+
+// Bumped whenever the layout of a checkpoint changes incompatibly.
+inline constexpr int kFormatVersion = 1;
+
+struct HyperParameters {
+  int64_t vocab_size = 0;
+  int64_t hidden_size = 0;
+  int64_t num_layers = 0;
+  int64_t window = 0;
+  int64_t batch_size = 0;
+  double learning_rate = 0;
+  uint64_t seed = 0;
+  std::string precision;
+  double validation_fraction = 0;
+};
+
+struct Metrics {
+  double train_loss = 0;
+  double val_loss = 0;
+  double val_accuracy = 0;
+};
+
+struct Manifest {
+  int format_version = kFormatVersion;
+  int64_t epoch = 0;  // epochs completed
+  int64_t step = 0;   // optimizer steps completed
+  HyperParameters hyper;
+  std::string vocabulary;
+  std::string data_fingerprint;
+  Metrics metrics;
+  std::map<std::string, std::string> files;  // file name in the directory -> sha256 hex
+};
+
+std::string ManifestToJson(const Manifest& m);
+
+// Parses manifest.json text. Corruption when it is not a complete manifest;
+// FailedPrecondition when it is from another format version.
+Status ParseManifest(const std::string& json, Manifest* out);
+
+// Whether a run configured like `want` may continue from the checkpoint `have`. A different
+// model shape (vocabulary, hidden size, layers) is always refused: its weights cannot load.
+// Different data (fingerprint, window, validation split) is refused unless `force`.
+Status CheckResumable(const Manifest& have, const Manifest& want, bool force);
+
+}  // namespace petname::checkpoint

@@ -1,0 +1,202 @@
+#include "trainer/checkpoint/store.h"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "common/file_util.h"
+#include "common/sha256.h"
+
+namespace petname::checkpoint {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kManifest = "manifest.json";
+constexpr const char* kLatest = "latest";
+constexpr const char* kStagingPrefix = ".staging-";
+constexpr auto kReadableFile =
+    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
+
+Status FsError(const std::string& what, const std::string& path, const std::error_code& ec) {
+  return Status::IoError(what + " " + path + ": " + ec.message());
+}
+
+// Removes staging directories left behind by a crashed writer.
+void RemoveStaleStaging(const std::string& root) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    if (entry.path().filename().string().rfind(kStagingPrefix, 0) == 0) {
+      fs::remove_all(entry.path(), ec);
+    }
+  }
+}
+
+}  // namespace
+
+std::string EpochDirName(int64_t epoch) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "epoch-%06lld", static_cast<long long>(epoch));
+  return buf;
+}
+
+bool ParseEpochDirName(const std::string& name, int64_t* epoch) {
+  constexpr size_t kPrefix = 6;  // "epoch-"
+  if (name.size() < kPrefix + 6 || name.compare(0, kPrefix, "epoch-") != 0) return false;
+  if (!std::all_of(name.begin() + kPrefix, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return false;
+  *epoch = std::stoll(name.substr(kPrefix));
+  return EpochDirName(*epoch) == name;
+}
+
+std::vector<std::string> DirsBeyondKeep(const std::vector<std::string>& oldest_first, int keep) {
+  size_t k = keep < 0 ? 0 : static_cast<size_t>(keep);
+  if (oldest_first.size() <= k) return {};
+  return {oldest_first.begin(), oldest_first.end() - static_cast<std::ptrdiff_t>(k)};
+}
+
+std::vector<std::string> ListCheckpoints(const std::string& root) {
+  std::vector<std::pair<int64_t, std::string>> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    int64_t epoch = 0;
+    std::string name = entry.path().filename().string();
+    if (entry.is_directory(ec) && ParseEpochDirName(name, &epoch)) found.emplace_back(epoch, name);
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> names;
+  for (auto& f : found) names.push_back(std::move(f.second));
+  return names;
+}
+
+Status CheckpointWriter::Begin(const std::string& root, int64_t epoch, CheckpointWriter* out) {
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) return FsError("cannot create checkpoint directory", root, ec);
+  RemoveStaleStaging(root);
+  std::string tmpl = (fs::path(root) / (kStagingPrefix + EpochDirName(epoch) + "-XXXXXX")).string();
+  if (::mkdtemp(tmpl.data()) == nullptr) {
+    return FsError("cannot create a staging directory in", root,
+                   std::error_code(errno, std::generic_category()));
+  }
+  // Checkpoints are meant to be read by other processes (generate, other pods).
+  constexpr auto kReadable = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec;
+  fs::permissions(tmpl, kReadable, ec);
+  CheckpointWriter w;
+  w.root_ = root;
+  w.staging_ = tmpl;
+  w.epoch_ = epoch;
+  *out = std::move(w);
+  return Status::Ok();
+}
+
+CheckpointWriter::~CheckpointWriter() {
+  if (!staging_.empty()) {
+    std::error_code ec;
+    fs::remove_all(staging_, ec);
+  }
+}
+
+CheckpointWriter::CheckpointWriter(CheckpointWriter&& other) noexcept { *this = std::move(other); }
+
+CheckpointWriter& CheckpointWriter::operator=(CheckpointWriter&& other) noexcept {
+  std::swap(root_, other.root_);
+  std::swap(staging_, other.staging_);
+  std::swap(epoch_, other.epoch_);
+  return *this;
+}
+
+std::string CheckpointWriter::FilePath(const std::string& name) const {
+  return (fs::path(staging_) / name).string();
+}
+
+Status CheckpointWriter::Commit(Manifest manifest, int keep) {
+  std::error_code ec;
+  manifest.files.clear();
+  for (const auto& entry : fs::directory_iterator(staging_, ec)) {
+    std::string path = entry.path().string();
+    PETNAME_RETURN_IF_ERROR(FsyncFile(path));
+    PETNAME_RETURN_IF_ERROR(Sha256File(path, &manifest.files[entry.path().filename().string()]));
+  }
+  if (ec) return FsError("cannot list", staging_, ec);
+  PETNAME_RETURN_IF_ERROR(WriteFileAtomically(FilePath(kManifest), ManifestToJson(manifest)));
+  fs::permissions(FilePath(kManifest), kReadableFile, ec);
+
+  const std::string name = EpochDirName(epoch_);
+  const fs::path target = fs::path(root_) / name;
+  const fs::path replaced = fs::path(staging_ + ".replaced");
+  if (fs::exists(target, ec)) {
+    fs::rename(target, replaced, ec);
+    if (ec) return FsError("cannot move aside", target.string(), ec);
+  }
+  fs::rename(staging_, target, ec);
+  if (ec) return FsError("cannot publish checkpoint", target.string(), ec);
+  staging_.clear();
+  fs::remove_all(replaced, ec);
+  PETNAME_RETURN_IF_ERROR(FsyncDirectory(root_));
+  const std::string latest = (fs::path(root_) / kLatest).string();
+  PETNAME_RETURN_IF_ERROR(WriteFileAtomically(latest, name + "\n"));
+  fs::permissions(latest, kReadableFile, ec);
+  for (const std::string& old : DirsBeyondKeep(ListCheckpoints(root_), keep)) {
+    fs::remove_all(fs::path(root_) / old, ec);
+  }
+  return FsyncDirectory(root_);
+}
+
+Status VerifyCheckpoint(const std::string& dir, Manifest* manifest) {
+  std::string text;
+  const std::string manifest_path = (fs::path(dir) / kManifest).string();
+  if (!fs::exists(manifest_path)) return Status::NotFound(dir + " has no " + kManifest);
+  PETNAME_RETURN_IF_ERROR(ReadFile(manifest_path, &text));
+  Status st = ParseManifest(text, manifest);
+  if (!st.ok()) {
+    return st.code() == Status::Code::kCorruption
+               ? Status::Corruption(dir + ": " + st.message())
+               : Status::FailedPrecondition(dir + ": " + st.message());
+  }
+  for (const auto& [name, want] : manifest->files) {
+    std::string path = (fs::path(dir) / name).string();
+    std::string got;
+    if (!fs::exists(path)) return Status::NotFound(dir + ": " + name + " is missing");
+    PETNAME_RETURN_IF_ERROR(Sha256File(path, &got));
+    if (got != want) return Status::Corruption(dir + ": checksum mismatch for " + name);
+  }
+  return Status::Ok();
+}
+
+Status FindNewestValid(const std::string& root, std::vector<std::string>* skipped, std::string* dir,
+                       Manifest* manifest) {
+  std::vector<std::string> names = ListCheckpoints(root);
+  if (names.empty()) return Status::NotFound("no checkpoint in " + root);
+  for (auto it = names.rbegin(); it != names.rend(); ++it) {
+    std::string candidate = (fs::path(root) / *it).string();
+    Status st = VerifyCheckpoint(candidate, manifest);
+    if (st.ok()) {
+      *dir = candidate;
+      return st;
+    }
+    if (st.code() == Status::Code::kFailedPrecondition) return st;
+    skipped->push_back(st.message());
+  }
+  return Status::Corruption("no valid checkpoint in " + root + " (" + std::to_string(names.size()) +
+                            " damaged)");
+}
+
+Status ResolveCheckpoint(const std::string& path, std::vector<std::string>* skipped,
+                         std::string* dir, Manifest* manifest) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return Status::NotFound("checkpoint " + path + " does not exist");
+  fs::path p(path);
+  if (!fs::is_directory(p, ec)) p = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (fs::exists(p / kManifest, ec)) {
+    PETNAME_RETURN_IF_ERROR(VerifyCheckpoint(p.string(), manifest));
+    *dir = p.string();
+    return Status::Ok();
+  }
+  return FindNewestValid(p.string(), skipped, dir, manifest);
+}
+
+}  // namespace petname::checkpoint

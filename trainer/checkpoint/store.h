@@ -1,0 +1,79 @@
+// The on-disk layout of checkpoints under a root directory DIR:
+//
+//   DIR/epoch-000003/{manifest.json, model.pt, optimizer.pt, ...}   one per saved epoch
+//   DIR/latest                                                     "epoch-000003\n"
+//
+// A checkpoint is written into a staging directory DIR/.staging-epoch-000003-XXXXXX; every
+// file and the directory are fsync'ed, the manifest (with the sha256 of every other file)
+// is written last, the directory is renamed into place and DIR is fsync'ed. Only then is
+// `latest` replaced (atomically) and checkpoints beyond the newest `keep` removed. Readers
+// therefore never see a partial checkpoint; a crash leaves at most a staging directory,
+// which the next writer removes. No LibTorch here: callers write the tensor files.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "trainer/checkpoint/manifest.h"
+
+namespace petname::checkpoint {
+
+// "epoch-000003" for 3.
+std::string EpochDirName(int64_t epoch);
+
+// Parses a name made by EpochDirName; false for anything else.
+bool ParseEpochDirName(const std::string& name, int64_t* epoch);
+
+// Given checkpoint directory names ordered oldest first, those to delete to keep `keep`.
+std::vector<std::string> DirsBeyondKeep(const std::vector<std::string>& oldest_first, int keep);
+
+// Epoch directory names under `root`, oldest first (empty when root does not exist).
+std::vector<std::string> ListCheckpoints(const std::string& root);
+
+// Stages one checkpoint. Destroying a writer that was not committed removes its staging
+// directory, so a failed save leaves nothing behind.
+class CheckpointWriter {
+ public:
+  // Creates `root` (with parents) and a fresh staging directory for `epoch` inside it.
+  static Status Begin(const std::string& root, int64_t epoch, CheckpointWriter* out);
+
+  CheckpointWriter() = default;
+  ~CheckpointWriter();
+  CheckpointWriter(const CheckpointWriter&) = delete;
+  CheckpointWriter& operator=(const CheckpointWriter&) = delete;
+  CheckpointWriter(CheckpointWriter&& other) noexcept;
+  CheckpointWriter& operator=(CheckpointWriter&& other) noexcept;
+
+  // Where the caller writes the file `name` of the checkpoint.
+  std::string FilePath(const std::string& name) const;
+
+  // Checksums and fsyncs every staged file, fills `manifest.files`, writes manifest.json,
+  // publishes the directory as root/epoch-N (replacing an older one of the same epoch),
+  // updates `latest`, and removes checkpoints beyond the newest `keep`.
+  Status Commit(Manifest manifest, int keep);
+
+ private:
+  std::string root_;
+  std::string staging_;
+  int64_t epoch_ = 0;
+};
+
+// Reads manifest.json of the checkpoint directory `dir` and verifies the sha256 of every
+// file it lists. Corruption/NotFound for a damaged checkpoint, FailedPrecondition for
+// another format version.
+Status VerifyCheckpoint(const std::string& dir, Manifest* manifest);
+
+// The newest checkpoint under `root` that verifies. Damaged newer ones are skipped and
+// described in `*skipped`. NotFound when root has no checkpoint; Corruption when none
+// verifies; FailedPrecondition (no fallback) when the newest is from another format version.
+Status FindNewestValid(const std::string& root, std::vector<std::string>* skipped, std::string* dir,
+                       Manifest* manifest);
+
+// `path` may be a checkpoint directory, a file inside one (e.g. model.pt), or a root
+// holding epoch directories (its newest valid one is used). Sets `*dir` and `*manifest`.
+Status ResolveCheckpoint(const std::string& path, std::vector<std::string>* skipped,
+                         std::string* dir, Manifest* manifest);
+
+}  // namespace petname::checkpoint

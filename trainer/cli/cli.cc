@@ -1,0 +1,215 @@
+#include "trainer/cli/cli.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "common/file_util.h"
+#include "trainer/data/dataset.h"
+#include "trainer/data/names.h"
+#include "trainer/generate/generate.h"
+#include "trainer/train/train.h"
+
+namespace petname::cli {
+namespace {
+
+constexpr const char* kDefaultData = "data/seattle_pet_licenses.csv";
+
+struct TrainFlags {
+  std::string data;
+  std::string column;
+  size_t max_names = 0;
+  double validation_fraction = 0.05;
+  std::string precision = "fp32";
+  std::string summary_json;
+  train::TrainOptions options;
+};
+
+std::string DefaultDataPath() {
+  const char* env = std::getenv("PETNAME_DATA");
+  return env != nullptr && *env != '\0' ? env : kDefaultData;
+}
+
+Status Positive(const char* flag, double value) {
+  if (std::isfinite(value) && value > 0) return Status::Ok();
+  std::ostringstream got;
+  got << value;
+  return Status::InvalidArgument(std::string(flag) + " must be positive (got " + got.str() + ")");
+}
+
+Status CheckTrainFlags(TrainFlags* f) {
+  const train::TrainOptions& o = f->options;
+  PETNAME_RETURN_IF_ERROR(Positive("--epochs", static_cast<double>(o.epochs)));
+  PETNAME_RETURN_IF_ERROR(Positive("--batch-size", static_cast<double>(o.batch_size)));
+  PETNAME_RETURN_IF_ERROR(Positive("--lr", o.learning_rate));
+  PETNAME_RETURN_IF_ERROR(Positive("--threads", o.threads));
+  PETNAME_RETURN_IF_ERROR(
+      Positive("--checkpoint-every-epochs", static_cast<double>(o.checkpoint_every)));
+  PETNAME_RETURN_IF_ERROR(Positive("--keep", o.keep));
+  if (!(f->validation_fraction >= 0 && f->validation_fraction < 1)) {
+    return Status::InvalidArgument("--validation-fraction must be in [0, 1)");
+  }
+  if (o.resume && o.checkpoint_dir.empty()) {
+    return Status::InvalidArgument("--resume needs --checkpoint-dir");
+  }
+  if (!model::ParsePrecision(f->precision, &f->options.precision)) {
+    return Status::InvalidArgument("--precision must be fp32 or bf16");
+  }
+  return Status::Ok();
+}
+
+std::string DataSummary(const data::NameList& names, const data::Dataset& d) {
+  return "data: " + std::to_string(names.names.size()) + " usable names (" +
+         std::to_string(d.distinct_names) + " distinct) of " + std::to_string(names.records) +
+         " records; dropped " + std::to_string(names.dropped_empty) + " empty, " +
+         std::to_string(names.dropped_bad_chars) + " with characters outside the vocabulary, " +
+         std::to_string(names.dropped_short_row) + " short rows; " + std::to_string(d.train.count) +
+         " training and " + std::to_string(d.validation.count) + " validation examples (" +
+         std::to_string(d.validation_distinct_names) + " names held out)";
+}
+
+Status WriteSummary(const std::string& path, const train::TrainResult& r) {
+  struct rusage usage {};
+  ::getrusage(RUSAGE_SELF, &usage);
+  nlohmann::json j = {{"epochs", r.epochs},
+                      {"steps", r.steps},
+                      {"train_loss", r.train_loss},
+                      {"val_loss", r.val_loss},
+                      {"val_accuracy", r.val_accuracy},
+                      {"samples_per_second", r.samples_per_second},
+                      {"wall_seconds", r.wall_seconds},
+                      {"peak_rss_bytes", static_cast<int64_t>(usage.ru_maxrss) * 1024},
+                      {"train_loss_trace", r.train_loss_trace},
+                      {"val_loss_trace", r.val_loss_trace},
+                      {"parameters_sha256", r.parameters_sha256}};
+  return WriteFileAtomically(path, j.dump(2) + "\n");
+}
+
+Status RunTrain(TrainFlags f) {
+  PETNAME_RETURN_IF_ERROR(CheckTrainFlags(&f));
+  train::Reporter reporter({::isatty(STDERR_FILENO) == 1, false});
+  data::NameList names;
+  PETNAME_RETURN_IF_ERROR(data::LoadNames({f.data, f.column, f.max_names}, &names));
+  data::Dataset dataset = data::BuildDataset(names.names, {8, f.validation_fraction});
+  reporter.Note(DataSummary(names, dataset));
+  if (dataset.train.count == 0) {
+    return Status::InvalidArgument("no training examples left after the validation split");
+  }
+  train::TrainResult result;
+  PETNAME_RETURN_IF_ERROR(train::Train(dataset, f.options, &reporter, &result));
+  if (!f.summary_json.empty()) PETNAME_RETURN_IF_ERROR(WriteSummary(f.summary_json, result));
+  return Status::Ok();
+}
+
+Status RunGenerate(generate::GenerateOptions o) {
+  PETNAME_RETURN_IF_ERROR(Positive("--count", static_cast<double>(o.count)));
+  PETNAME_RETURN_IF_ERROR(Positive("--temperature", o.temperature));
+  std::string prefix;
+  bool empty = false;
+  if (!o.prefix.empty() && !data::CleanName(o.prefix, &prefix, &empty)) {
+    return Status::InvalidArgument("--prefix may only use letters, '-', '.' and spaces");
+  }
+  o.prefix = prefix;
+  std::vector<std::string> names;
+  std::vector<std::string> warnings;
+  Status st = generate::Generate(o, &names, &warnings);
+  for (const std::string& w : warnings) {
+    std::fprintf(stderr, "petname: warning: skipping damaged checkpoint: %s\n", w.c_str());
+  }
+  for (const std::string& n : names) std::printf("%s\n", n.c_str());
+  return st;
+}
+
+int Fail(const Status& st) {
+  std::string line = st.message();
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  std::fprintf(stderr, "petname: error: %s\n", line.c_str());
+  return st.ExitCode();
+}
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  CLI::App app{"petname: trains a character-level LSTM on pet names and invents new ones."};
+  app.set_version_flag("--version", PETNAME_VERSION);
+  app.require_subcommand(1);
+
+  TrainFlags t;
+  t.data = DefaultDataPath();
+  t.options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  CLI::App* train = app.add_subcommand("train", "Train the model (see the README).");
+  train->add_option("--data", t.data,
+                    "Seattle pet licence CSV or one name per line; default $PETNAME_DATA, else " +
+                        std::string(kDefaultData));
+  train->add_option("--column", t.column,
+                    "CSV column holding the names (default \"Animal's Name\")");
+  train->add_option("--epochs", t.options.epochs, "Total epochs (a resumed run continues up to it)")
+      ->capture_default_str();
+  train->add_option("--batch-size", t.options.batch_size, "Examples per step")
+      ->capture_default_str();
+  train->add_option("--lr", t.options.learning_rate, "Adam learning rate")->capture_default_str();
+  train->add_option("--seed", t.options.seed, "Seed for initialisation and data order")
+      ->capture_default_str();
+  train->add_option("--threads", t.options.threads, "Intra-op threads (default: number of cores)");
+  train->add_option("--device", t.options.device, "cpu or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  train->add_option("--precision", t.precision, "fp32 or bf16")
+      ->check(CLI::IsMember({"fp32", "bf16"}))
+      ->capture_default_str();
+  train->add_option("--max-names", t.max_names, "Keep only the first N usable names (0: all)");
+  train
+      ->add_option("--validation-fraction", t.validation_fraction,
+                   "Share of distinct names held out")
+      ->capture_default_str();
+  train->add_option("--checkpoint-dir", t.options.checkpoint_dir,
+                    "Where checkpoints go (none if unset)");
+  train
+      ->add_option("--checkpoint-every-epochs", t.options.checkpoint_every,
+                   "Save every K epochs (and after the last)")
+      ->capture_default_str();
+  train->add_option("--keep", t.options.keep, "Keep the newest K checkpoints")
+      ->capture_default_str();
+  train->add_flag("--resume", t.options.resume,
+                  "Continue from the newest valid checkpoint in --checkpoint-dir");
+  train->add_flag("--force-resume", t.options.force_resume,
+                  "Resume even if the data fingerprint differs");
+  train->add_option("--summary-json", t.summary_json, "Write a JSON summary of the run here");
+
+  generate::GenerateOptions g;
+  CLI::App* gen = app.add_subcommand("generate", "Print names sampled from a checkpoint.");
+  gen->add_option("--checkpoint", g.checkpoint,
+                  "Checkpoint directory, a file in one, or a --checkpoint-dir")
+      ->required();
+  gen->add_option("--count", g.count, "How many names")->capture_default_str();
+  gen->add_option("--temperature", g.temperature, "Sampling temperature (> 0)")
+      ->capture_default_str();
+  gen->add_option("--seed", g.seed, "Seed for sampling")->capture_default_str();
+  gen->add_option("--prefix", g.prefix, "Start every name with this");
+  gen->add_flag("--exclude-training-names", g.exclude_training_names,
+                "Only print names not in the training split");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return Fail(Status::InvalidArgument(std::string(e.what()) + " (see petname --help)"));
+  }
+  Status st = train->parsed() ? RunTrain(t) : RunGenerate(g);
+  return st.ok() ? 0 : Fail(st);
+}
+
+}  // namespace petname::cli

@@ -1,0 +1,62 @@
+#include "trainer/data/csv_reader.h"
+
+namespace petname::data {
+
+std::string_view StripBom(std::string_view text) {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
+  return text;
+}
+
+CsvReader::CsvReader(std::string_view text) : text_(StripBom(text)) {}
+
+Status CsvReader::ReadQuoted(std::string* field) {
+  const size_t start_line = line_;
+  ++pos_;  // the opening quote
+  while (pos_ < text_.size()) {
+    char c = text_[pos_++];
+    if (c == '"') {
+      if (pos_ < text_.size() && text_[pos_] == '"') {
+        field->push_back('"');
+        ++pos_;
+        continue;
+      }
+      if (pos_ < text_.size() && text_[pos_] != ',' && text_[pos_] != '\n' && text_[pos_] != '\r') {
+        return Status::Corruption("line " + std::to_string(line_) +
+                                  ": unexpected character after a closing quote");
+      }
+      return Status::Ok();
+    }
+    if (c == '\n') ++line_;
+    field->push_back(c);
+  }
+  return Status::Corruption("line " + std::to_string(start_line) +
+                            ": quoted field is not terminated");
+}
+
+Status CsvReader::Next(std::vector<std::string>* fields, bool* done) {
+  fields->clear();
+  *done = pos_ >= text_.size();
+  if (*done) return Status::Ok();
+  record_line_ = line_;
+  std::string field;
+  while (true) {
+    if (pos_ < text_.size() && text_[pos_] == '"') {
+      PETNAME_RETURN_IF_ERROR(ReadQuoted(&field));
+    }
+    while (pos_ < text_.size() && text_[pos_] != ',' && text_[pos_] != '\n' &&
+           !(text_[pos_] == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n')) {
+      field.push_back(text_[pos_++]);
+    }
+    fields->push_back(std::move(field));
+    field.clear();
+    if (pos_ >= text_.size()) return Status::Ok();
+    char c = text_[pos_++];
+    if (c == ',') continue;
+    if (c == '\r') ++pos_;  // the '\n' of a CRLF
+    ++line_;
+    return Status::Ok();
+  }
+}
+
+}  // namespace petname::data

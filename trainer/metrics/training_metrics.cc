@@ -1,0 +1,153 @@
+#include "trainer/metrics/training_metrics.h"
+
+#include <string>
+
+namespace petname::metrics {
+namespace {
+
+// Step times range from milliseconds (small batches on a GPU) to tens of seconds (large
+// batches on a CPU); powers of two keep p50/p95 interpolation within a factor of two.
+const prometheus::Histogram::BucketBoundaries kStepBuckets = {
+    0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064,  0.128,
+    0.256, 0.512, 1.024, 2.048, 4.096, 8.192, 16.384, 32.768};
+
+// All-reduce waits are usually far shorter than a step.
+const prometheus::Histogram::BucketBoundaries kAllreduceBuckets = {
+    0.0001, 0.0002, 0.0004, 0.0008, 0.0016, 0.0032, 0.0064, 0.0128, 0.0256,
+    0.0512, 0.1024, 0.2048, 0.4096, 0.8192, 1.6384, 3.2768, 6.5536};
+
+prometheus::Labels ToPrometheus(const RankLabels& labels) {
+  return {{"job", labels.job},
+          {"namespace", labels.kube_namespace},
+          {"rank", std::to_string(labels.rank)}};
+}
+
+}  // namespace
+
+TrainingMetrics::TrainingMetrics(const RankLabels& labels)
+    : registry_(std::make_shared<prometheus::Registry>()),
+      labels_(ToPrometheus(labels)),
+      train_loss_(AddGauge("petname_train_loss", "Training loss of the last step.")),
+      samples_(
+          AddCounter("petname_train_samples_total", "Training samples processed by this rank.")),
+      steps_(AddCounter("petname_train_steps_total", "Optimizer steps taken by this rank.")),
+      step_duration_(AddHistogram("petname_step_duration_seconds",
+                                  "Wall time of one training step, all-reduce included.",
+                                  kStepBuckets)),
+      allreduce_wait_(AddHistogram("petname_allreduce_wait_seconds",
+                                   "Time per step spent waiting for the gradient all-reduce.",
+                                   kAllreduceBuckets)),
+      learning_rate_(AddGauge("petname_learning_rate", "Optimizer learning rate.")),
+      epoch_(AddGauge("petname_epoch", "Epochs completed.")),
+      epochs_planned_(AddGauge("petname_epochs_planned", "Epochs the run will train in total.")),
+      world_size_(AddGauge("petname_world_size", "Number of ranks in the run.")),
+      restarts_(AddGauge("petname_restarts", "Times the job resumed from a checkpoint.")),
+      checkpoint_interval_(AddGauge("petname_checkpoint_interval_epochs",
+                                    "Epochs between checkpoints (0: no checkpoints).")) {}
+
+prometheus::Gauge& TrainingMetrics::AddGauge(const std::string& name, const std::string& help) {
+  return prometheus::BuildGauge()
+      .Name(name)
+      .Help(help)
+      .Labels(labels_)
+      .Register(*registry_)
+      .Add({});
+}
+
+prometheus::Counter& TrainingMetrics::AddCounter(const std::string& name, const std::string& help) {
+  return prometheus::BuildCounter()
+      .Name(name)
+      .Help(help)
+      .Labels(labels_)
+      .Register(*registry_)
+      .Add({});
+}
+
+prometheus::Histogram& TrainingMetrics::AddHistogram(
+    const std::string& name, const std::string& help,
+    const prometheus::Histogram::BucketBoundaries& buckets) {
+  return prometheus::BuildHistogram()
+      .Name(name)
+      .Help(help)
+      .Labels(labels_)
+      .Register(*registry_)
+      .Add({}, buckets);
+}
+
+void TrainingMetrics::SetInfo(const RunInfo& info) {
+  prometheus::BuildGauge()
+      .Name("petname_training_info")
+      .Help("Facts about the run in its labels; the value is always 1.")
+      .Labels(labels_)
+      .Register(*registry_)
+      .Add({{"backend", info.backend},
+            {"precision", info.precision},
+            {"device", info.device},
+            {"version", info.version}})
+      .Set(1);
+  world_size_.Set(info.world_size);
+  epochs_planned_.Set(info.epochs_planned);
+  restarts_.Set(info.restarts);
+  checkpoint_interval_.Set(info.checkpoint_every_epochs);
+}
+
+void TrainingMetrics::OnStep(double loss, int64_t samples, double step_seconds,
+                             double allreduce_wait_seconds) {
+  train_loss_.Set(loss);
+  samples_.Increment(static_cast<double>(samples));
+  steps_.Increment();
+  step_duration_.Observe(step_seconds);
+  allreduce_wait_.Observe(allreduce_wait_seconds);
+}
+
+void TrainingMetrics::SetLearningRate(double learning_rate) { learning_rate_.Set(learning_rate); }
+
+void TrainingMetrics::OnEpoch(int epochs_completed, double epoch_loss, double epoch_seconds,
+                              double elapsed_seconds) {
+  if (epoch_loss_ == nullptr) {
+    epoch_loss_ = &AddGauge("petname_train_epoch_loss", "Mean training loss of the last epoch.");
+    epoch_duration_ =
+        &AddGauge("petname_epoch_duration_seconds", "Wall time of the last completed epoch.");
+    elapsed_ =
+        &AddGauge("petname_train_elapsed_seconds",
+                  "Training wall time of the job at the last completed epoch, across resumes.");
+  }
+  epoch_.Set(epochs_completed);
+  epoch_loss_->Set(epoch_loss);
+  epoch_duration_->Set(epoch_seconds);
+  elapsed_->Set(elapsed_seconds);
+}
+
+void TrainingMetrics::OnValidation(double loss, double accuracy) {
+  if (validation_loss_ == nullptr) {
+    validation_loss_ = &AddGauge("petname_validation_loss", "Loss on the held-out names.");
+    validation_accuracy_ = &AddGauge("petname_validation_accuracy",
+                                     "Next-character accuracy on the held-out names (0..1).");
+  }
+  validation_loss_->Set(loss);
+  validation_accuracy_->Set(accuracy);
+}
+
+void TrainingMetrics::OnCheckpoint(double write_seconds, double timestamp_seconds) {
+  if (checkpoint_write_ == nullptr) {
+    checkpoint_write_ =
+        &AddGauge("petname_checkpoint_write_seconds", "Wall time of the last checkpoint write.");
+    checkpoint_timestamp_ = &AddGauge("petname_checkpoint_last_success_timestamp_seconds",
+                                      "Unix time the last checkpoint was completed.");
+  }
+  checkpoint_write_->Set(write_seconds);
+  checkpoint_timestamp_->Set(timestamp_seconds);
+}
+
+void TrainingMetrics::SetGpuMemory(double allocated_bytes, double reserved_bytes) {
+  if (gpu_allocated_ == nullptr) {
+    gpu_allocated_ = &AddGauge("petname_gpu_memory_allocated_bytes",
+                               "CUDA memory held by tensors on this rank's device.");
+    gpu_reserved_ = &AddGauge("petname_gpu_memory_reserved_bytes",
+                              "CUDA memory reserved by the caching allocator on this device.");
+  }
+  gpu_allocated_->Set(allocated_bytes);
+  gpu_reserved_->Set(reserved_bytes);
+}
+
+}  // namespace petname::metrics

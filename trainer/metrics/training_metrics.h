@@ -1,0 +1,118 @@
+// The trainer's Prometheus metrics for one rank: names, types, help texts and the calls
+// the training loop makes to update them. The loop supplies the numbers; this class only
+// records them.
+//
+// Every series carries the constant labels job, namespace and rank (never per-step
+// labels). Step-path calls (OnStep) only touch prometheus-cpp atomics and one uncontended
+// histogram lock; everything that allocates happens in the constructor or on per-epoch
+// calls. Series that have no meaningful value before their first event (epoch loss,
+// validation, checkpoint, GPU memory) appear with that event, so a dashboard never shows
+// a made-up zero. All methods must be called from one thread (the training thread);
+// collection by the exposer may happen concurrently.
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace petname::metrics {
+
+// Identifies the rank in every series: the training job's name, its Kubernetes namespace
+// and the rank number.
+struct RankLabels {
+  std::string job;
+  std::string kube_namespace;
+  int rank = 0;
+};
+
+// Constant facts about the run, exported as petname_training_info{...} 1 and gauges.
+struct RunInfo {
+  std::string backend;    // "gloo", "nccl" or "none"
+  std::string precision;  // "fp32", "bf16"
+  std::string device;     // "cpu", "cuda"
+  std::string version;    // the petname version
+  int world_size = 1;
+  int epochs_planned = 0;
+  int restarts = 0;                 // how many times this job resumed from a checkpoint
+  int checkpoint_every_epochs = 0;  // 0: the run writes no checkpoints
+};
+
+class TrainingMetrics {
+ public:
+  explicit TrainingMetrics(const RankLabels& labels);
+
+  TrainingMetrics(const TrainingMetrics&) = delete;
+  TrainingMetrics& operator=(const TrainingMetrics&) = delete;
+
+  // The registry holding every series; hand it to a MetricsServer.
+  std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
+
+  // The constant labels every series carries (job, namespace, rank), e.g. for a
+  // ProcessCollector served beside the registry.
+  const prometheus::Labels& labels() const { return labels_; }
+
+  // Records the run's constant facts. Call once before training starts.
+  void SetInfo(const RunInfo& info);
+
+  // One optimizer step: its loss, the samples it consumed on this rank, its wall time and
+  // the part of that time spent waiting for gradient all-reduce (0 with one rank).
+  void OnStep(double loss, int64_t samples, double step_seconds, double allreduce_wait_seconds);
+
+  void SetLearningRate(double learning_rate);
+
+  // An epoch finished: `epochs_completed` epochs are done (1 after the first), with this
+  // mean training loss and wall time; `elapsed_seconds` is the job's training wall time so
+  // far, across resumes (the x axis of time-to-accuracy).
+  void OnEpoch(int epochs_completed, double epoch_loss, double epoch_seconds,
+               double elapsed_seconds);
+
+  // A validation pass finished.
+  void OnValidation(double loss, double accuracy);
+
+  // A checkpoint was written in `write_seconds` and completed at `timestamp_seconds` (Unix
+  // time). Also used at start-up with the resumed checkpoint's timestamp and write_seconds 0.
+  void OnCheckpoint(double write_seconds, double timestamp_seconds);
+
+  // CUDA caching-allocator memory of this rank's device, in bytes.
+  void SetGpuMemory(double allocated_bytes, double reserved_bytes);
+
+ private:
+  prometheus::Gauge& AddGauge(const std::string& name, const std::string& help);
+  prometheus::Counter& AddCounter(const std::string& name, const std::string& help);
+  prometheus::Histogram& AddHistogram(const std::string& name, const std::string& help,
+                                      const prometheus::Histogram::BucketBoundaries& buckets);
+
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Labels labels_;
+
+  prometheus::Gauge& train_loss_;
+  prometheus::Counter& samples_;
+  prometheus::Counter& steps_;
+  prometheus::Histogram& step_duration_;
+  prometheus::Histogram& allreduce_wait_;
+  prometheus::Gauge& learning_rate_;
+  prometheus::Gauge& epoch_;
+  prometheus::Gauge& epochs_planned_;
+  prometheus::Gauge& world_size_;
+  prometheus::Gauge& restarts_;
+  prometheus::Gauge& checkpoint_interval_;
+
+  // Created by their first event.
+  prometheus::Gauge* epoch_loss_ = nullptr;
+  prometheus::Gauge* epoch_duration_ = nullptr;
+  prometheus::Gauge* elapsed_ = nullptr;
+  prometheus::Gauge* validation_loss_ = nullptr;
+  prometheus::Gauge* validation_accuracy_ = nullptr;
+  prometheus::Gauge* checkpoint_write_ = nullptr;
+  prometheus::Gauge* checkpoint_timestamp_ = nullptr;
+  prometheus::Gauge* gpu_allocated_ = nullptr;
+  prometheus::Gauge* gpu_reserved_ = nullptr;
+};
+
+}  // namespace petname::metrics

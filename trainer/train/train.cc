@@ -1,0 +1,213 @@
+#include "trainer/train/train.h"
+
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+
+#include "common/sha256.h"
+#include "trainer/checkpoint/checkpoint.h"
+#include "trainer/checkpoint/store.h"
+#include "trainer/data/sampler.h"
+#include "trainer/data/vocabulary.h"
+
+namespace petname::train {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// [count, window] int64 tensor from one-byte vocabulary indices.
+torch::Tensor ToTensor(const std::vector<uint8_t>& flat, size_t count, int window) {
+  return torch::from_blob(const_cast<uint8_t*>(flat.data()), {static_cast<int64_t>(count), window},
+                          torch::kUInt8)
+      .to(torch::kInt64);
+}
+
+torch::Tensor PermutationTensor(uint64_t seed, int64_t epoch, int64_t count) {
+  std::vector<int64_t> perm = data::EpochPermutation(seed, epoch, count);
+  return torch::from_blob(perm.data(), {count}, torch::kInt64).clone();
+}
+
+// Validation as sums over every position, [loss_sum, correct, positions] in float64, so that
+// shards can be added together before dividing.
+torch::Tensor ValidationSums(model::CharLstm& model, const torch::Tensor& x, const torch::Tensor& y,
+                             int64_t batch_size) {
+  torch::NoGradGuard no_grad;
+  model->eval();
+  torch::Tensor loss_sum = torch::zeros({}, torch::kFloat64);
+  torch::Tensor correct = torch::zeros({}, torch::kInt64);
+  for (int64_t begin = 0; begin < x.size(0); begin += batch_size) {
+    torch::Tensor xb = x.slice(0, begin, begin + batch_size);
+    torch::Tensor yb = y.slice(0, begin, begin + batch_size).reshape({-1});
+    torch::Tensor logits = model->forward(xb).reshape({-1, data::kVocabularySize});
+    loss_sum += torch::nn::functional::cross_entropy(
+        logits, yb, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+    correct += logits.argmax(-1).eq(yb).sum();
+  }
+  model->train();
+  return torch::stack({loss_sum.cpu(), correct.cpu().to(torch::kFloat64),
+                       torch::tensor(static_cast<double>(y.numel()), torch::kFloat64)});
+}
+
+std::string ParameterChecksum(model::CharLstm& model) {
+  Sha256 h;
+  for (const torch::Tensor& p : model->parameters()) {
+    torch::Tensor t = p.detach().to(torch::kCPU).contiguous();
+    h.Update(std::string_view(static_cast<const char*>(t.data_ptr()), t.nbytes()));
+  }
+  return h.HexDigest();
+}
+
+checkpoint::Manifest ManifestFor(const data::Dataset& data, const TrainOptions& o,
+                                 const model::ModelOptions& m) {
+  checkpoint::Manifest manifest;
+  manifest.hyper = {m.vocab_size,
+                    m.hidden_size,
+                    m.num_layers,
+                    data.options.window,
+                    o.batch_size,
+                    o.learning_rate,
+                    o.seed,
+                    model::PrecisionName(o.precision),
+                    data.options.validation_fraction};
+  manifest.vocabulary = std::string(data::kVocabulary);
+  manifest.data_fingerprint = data.fingerprint;
+  return manifest;
+}
+
+// Restores model, optimizer and progress from the newest valid checkpoint, if there is one.
+Status Resume(const TrainOptions& o, const checkpoint::Manifest& want, model::CharLstm& model,
+              torch::optim::Optimizer& optimizer, Reporter* reporter, checkpoint::Manifest* have) {
+  std::vector<std::string> skipped;
+  std::string dir;
+  Status st = checkpoint::FindNewestValid(o.checkpoint_dir, &skipped, &dir, have);
+  for (const std::string& s : skipped) reporter->Warning("skipping damaged checkpoint: " + s);
+  if (st.code() == Status::Code::kNotFound) {
+    reporter->Note("no checkpoint in " + o.checkpoint_dir + "; starting from scratch");
+    return Status::Ok();
+  }
+  PETNAME_RETURN_IF_ERROR(st);
+  PETNAME_RETURN_IF_ERROR(checkpoint::CheckResumable(*have, want, o.force_resume));
+  PETNAME_RETURN_IF_ERROR(checkpoint::LoadTrainingState(dir, model, optimizer));
+  reporter->Note("resuming from " + dir + " (epoch " + std::to_string(have->epoch) + ", step " +
+                 std::to_string(have->step) + ")");
+  return Status::Ok();
+}
+
+Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* reporter,
+                   TrainResult* result) {
+  const Clock::time_point start = Clock::now();
+  ConfigureThreads(o.threads);
+  const torch::Device device(o.device == "cuda" ? torch::kCUDA : torch::kCPU);
+  if (device.is_cuda() && !torch::cuda::is_available()) {
+    return Status::FailedPrecondition("--device cuda: CUDA is not available in this build");
+  }
+
+  torch::manual_seed(o.seed);
+  model::ModelOptions model_options;
+  model_options.vocab_size = data::kVocabularySize;
+  model_options.precision = o.precision;
+  model::CharLstm model(model_options);
+  model->to(device);
+  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(o.learning_rate));
+
+  checkpoint::Manifest manifest = ManifestFor(data, o, model_options);
+  if (o.resume) {
+    checkpoint::Manifest have;
+    PETNAME_RETURN_IF_ERROR(Resume(o, manifest, model, optimizer, reporter, &have));
+    manifest.epoch = have.epoch;
+    manifest.step = have.step;
+    manifest.metrics = have.metrics;
+  }
+  if (!o.checkpoint_dir.empty()) {
+    checkpoint::CheckpointWriter probe;  // fail now, not after an epoch, if DIR is unwritable
+    PETNAME_RETURN_IF_ERROR(checkpoint::CheckpointWriter::Begin(o.checkpoint_dir, 0, &probe));
+  }
+
+  const int window = data.options.window;
+  const torch::Tensor train_x = ToTensor(data.train.inputs, data.train.count, window).to(device);
+  const torch::Tensor train_y = ToTensor(data.train.targets, data.train.count, window).to(device);
+  const torch::Tensor val_x = ToTensor(data.validation.inputs, data.validation.count, window);
+  const torch::Tensor val_y = ToTensor(data.validation.targets, data.validation.count, window);
+  const int64_t n = train_x.size(0);
+  const int64_t batches = (n + o.batch_size - 1) / o.batch_size;
+  double train_seconds = 0;
+  int64_t trained_samples = 0;
+
+  for (int64_t epoch = manifest.epoch + 1; epoch <= o.epochs; ++epoch) {
+    const torch::Tensor order = PermutationTensor(o.seed, epoch, n).to(device);
+    torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions(torch::kFloat64).device(device));
+    const Clock::time_point epoch_start = Clock::now();
+    for (int64_t b = 0; b < batches; ++b) {
+      const torch::Tensor index = order.slice(0, b * o.batch_size, (b + 1) * o.batch_size);
+      const torch::Tensor x = train_x.index_select(0, index);
+      const torch::Tensor y = train_y.index_select(0, index);
+
+      optimizer.zero_grad();
+      const torch::Tensor logits = model->forward(x);
+      const torch::Tensor loss = torch::nn::functional::cross_entropy(
+          logits.reshape({-1, data::kVocabularySize}), y.reshape({-1}));
+      loss.backward();
+      optimizer.step();
+
+      loss_sum += loss.detach() * index.size(0);
+      ++manifest.step;
+      reporter->Progress(epoch, b + 1, batches, std::min(n, (b + 1) * o.batch_size),
+                         SecondsSince(epoch_start));
+    }
+    manifest.metrics.train_loss = loss_sum.item<double>() / static_cast<double>(n);
+    const double epoch_seconds = SecondsSince(epoch_start);
+    train_seconds += epoch_seconds;
+    trained_samples += n;
+
+    const torch::Tensor sums =
+        ValidationSums(model, val_x.to(device), val_y.to(device), o.batch_size);
+    const double positions = sums[2].item<double>();
+    manifest.metrics.val_loss = positions > 0 ? sums[0].item<double>() / positions : NAN;
+    manifest.metrics.val_accuracy = positions > 0 ? sums[1].item<double>() / positions : NAN;
+    manifest.epoch = epoch;
+
+    if (!o.checkpoint_dir.empty() && (epoch % o.checkpoint_every == 0 || epoch == o.epochs)) {
+      PETNAME_RETURN_IF_ERROR(checkpoint::SaveCheckpoint(o.checkpoint_dir, manifest, o.keep, model,
+                                                         optimizer, data.training_names));
+    }
+    reporter->Epoch({epoch, o.epochs, manifest.metrics.train_loss, manifest.metrics.val_loss,
+                     manifest.metrics.val_accuracy, n / epoch_seconds, SecondsSince(start)});
+    result->train_loss_trace.push_back(manifest.metrics.train_loss);
+    result->val_loss_trace.push_back(manifest.metrics.val_loss);
+  }
+
+  result->epochs = manifest.epoch;
+  result->steps = manifest.step;
+  result->train_loss = manifest.metrics.train_loss;
+  result->val_loss = manifest.metrics.val_loss;
+  result->val_accuracy = manifest.metrics.val_accuracy;
+  result->samples_per_second = train_seconds > 0 ? trained_samples / train_seconds : 0;
+  result->wall_seconds = SecondsSince(start);
+  result->parameters_sha256 = ParameterChecksum(model);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void ConfigureThreads(int threads) {
+  static std::once_flag interop_once;
+  std::call_once(interop_once, [] { at::set_num_interop_threads(1); });
+  torch::set_num_threads(threads);
+}
+
+Status Train(const data::Dataset& data, const TrainOptions& options, Reporter* reporter,
+             TrainResult* result) {
+  try {
+    return RunTraining(data, options, reporter, result);
+  } catch (const c10::Error& e) {
+    return Status::Internal(std::string("training failed: ") + e.what_without_backtrace());
+  }
+}
+
+}  // namespace petname::train

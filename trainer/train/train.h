@@ -1,0 +1,58 @@
+// The training loop: epoch -> batch -> forward/backward -> step -> validate -> checkpoint
+// -> report, in one function (Train) that reads top to bottom.
+//
+// Determinism: model initialisation is seeded with `seed`, the order of epoch e is
+// data::EpochPermutation(seed, e, n), and nothing else is random, so the same seed and
+// thread count on CPU give the same loss trace, and resuming after epoch k gives the same
+// parameters as not stopping.
+//
+// The whole encoded dataset lives in tensors; a batch is an index_select through the
+// epoch's permutation. The only host sync per epoch is reading the summed training loss.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "trainer/data/dataset.h"
+#include "trainer/model/model.h"
+#include "trainer/train/reporter.h"
+
+namespace petname::train {
+
+struct TrainOptions {
+  int64_t epochs = 10;  // total; a resumed run continues up to it
+  int64_t batch_size = 4096;
+  double learning_rate = 1e-3;
+  uint64_t seed = 42;
+  int threads = 1;             // intra-op threads
+  std::string device = "cpu";  // "cpu" or "cuda"
+  model::Precision precision = model::Precision::kFp32;
+  std::string checkpoint_dir;    // empty: no checkpoints
+  int64_t checkpoint_every = 1;  // epochs; the final epoch is always saved
+  int keep = 3;
+  bool resume = false;
+  bool force_resume = false;
+};
+
+struct TrainResult {
+  int64_t epochs = 0;  // epochs completed, including resumed ones
+  int64_t steps = 0;   // optimizer steps completed, including resumed ones
+  double train_loss = 0;
+  double val_loss = 0;
+  double val_accuracy = 0;
+  double samples_per_second = 0;  // training examples / training-step time of this run
+  double wall_seconds = 0;
+  std::vector<double> train_loss_trace;  // one per epoch trained by this run
+  std::vector<double> val_loss_trace;
+  std::string parameters_sha256;  // over the raw bytes of every parameter, in order
+};
+
+// Sets the intra-op thread count; the inter-op pool is set to one thread on first call.
+void ConfigureThreads(int threads);
+
+Status Train(const data::Dataset& data, const TrainOptions& options, Reporter* reporter,
+             TrainResult* result);
+
+}  // namespace petname::train
