@@ -1,0 +1,175 @@
+#include "operator/api/job.h"
+
+namespace petname::api {
+namespace {
+
+// Reads optional members of one JSON object with type checks, remembering the first error.
+class Reader {
+ public:
+  Reader(const Json& obj, std::string prefix, Status* status)
+      : obj_(obj), prefix_(std::move(prefix)), status_(status) {}
+
+  const Json* Field(const char* key) const {
+    if (!obj_.is_object()) return nullptr;
+    auto it = obj_.find(key);
+    return it == obj_.end() || it->is_null() ? nullptr : &*it;
+  }
+  Reader Child(const char* key) const {
+    const Json* v = Field(key);
+    return Reader(v != nullptr ? *v : Empty(), prefix_ + key + ".", status_);
+  }
+  void Int(const char* key, int64_t* out) const {
+    const Json* v = Field(key);
+    if (v == nullptr) return;
+    if (!v->is_number_integer()) return Fail(key, "must be an integer");
+    *out = v->get<int64_t>();
+  }
+  void Int(const char* key, int* out) const {
+    int64_t v = *out;
+    Int(key, &v);
+    *out = static_cast<int>(v);
+  }
+  void Number(const char* key, double* out) const {
+    const Json* v = Field(key);
+    if (v == nullptr) return;
+    if (!v->is_number()) return Fail(key, "must be a number");
+    *out = v->get<double>();
+  }
+  void String(const char* key, std::string* out) const {
+    const Json* v = Field(key);
+    if (v == nullptr) return;
+    if (!v->is_string()) return Fail(key, "must be a string");
+    *out = v->get<std::string>();
+  }
+  void Bool(const char* key, bool* out) const {
+    const Json* v = Field(key);
+    if (v == nullptr) return;
+    if (!v->is_boolean()) return Fail(key, "must be a boolean");
+    *out = v->get<bool>();
+  }
+  void StringMap(const char* key, std::map<std::string, std::string>* out) const {
+    const Json* v = Field(key);
+    if (v == nullptr) return;
+    if (!v->is_object()) return Fail(key, "must be a map of strings");
+    for (const auto& [k, val] : v->items()) {
+      if (!val.is_string()) return Fail(key, "must be a map of strings");
+      (*out)[k] = val.get<std::string>();
+    }
+  }
+  void Fail(const char* key, const std::string& what) const {
+    if (status_->ok()) *status_ = Status::InvalidArgument("spec." + prefix_ + key + " " + what);
+  }
+
+ private:
+  static const Json& Empty() {
+    static const Json empty = Json::object();
+    return empty;
+  }
+  const Json& obj_;
+  std::string prefix_;
+  Status* status_;
+};
+
+void ReadVolume(const Reader& r, VolumeSpec* v) {
+  r.String("claimName", &v->claim_name);
+  r.String("hostPath", &v->host_path);
+  r.String("configMap", &v->config_map);
+  r.String("mountPath", &v->mount_path);
+  r.Bool("readOnly", &v->read_only);
+  int sources = !v->claim_name.empty() + !v->host_path.empty() + !v->config_map.empty();
+  if (sources != 1) r.Fail("", "needs exactly one of claimName, hostPath, configMap");
+  if (v->mount_path.empty()) v->mount_path = "/data";
+}
+
+Status ReadSpec(const Json& spec_json, JobSpec* spec) {
+  Status st;
+  Reader r(spec_json, "", &st);
+  r.Int("replicas", &spec->replicas);
+  r.String("image", &spec->image);
+  r.String("imagePullPolicy", &spec->image_pull_policy);
+  Reader res = r.Child("resources");
+  res.Int("gpusPerReplica", &spec->gpus_per_replica);
+  if (const Json* v = res.Field("cpu")) spec->cpu = *v;
+  if (const Json* v = res.Field("memory")) spec->memory = *v;
+  r.String("backend", &spec->backend);
+
+  Reader data = r.Child("dataset");
+  data.String("path", &spec->dataset_path);
+  data.String("column", &spec->dataset_column);
+  data.Int("maxNames", &spec->dataset_max_names);
+  if (data.Field("volume") != nullptr) {
+    spec->has_dataset_volume = true;
+    ReadVolume(data.Child("volume"), &spec->dataset_volume);
+  }
+
+  Reader t = r.Child("training");
+  t.Int("epochs", &spec->epochs);
+  t.Int("batchSizePerReplica", &spec->batch_size_per_replica);
+  t.Number("learningRate", &spec->learning_rate);
+  t.String("precision", &spec->precision);
+  t.Int("seed", &spec->seed);
+  t.Number("validationFraction", &spec->validation_fraction);
+  t.Int("threads", &spec->threads);
+
+  Reader ck = r.Child("checkpoint");
+  ck.String("claimName", &spec->checkpoint_claim);
+  ck.String("path", &spec->checkpoint_path);
+  ck.Int("everyEpochs", &spec->checkpoint_every_epochs);
+  ck.Int("keep", &spec->checkpoint_keep);
+
+  Reader run = r.Child("runPolicy");
+  run.String("restartPolicy", &spec->restart_policy);
+  run.Bool("suspend", &spec->suspend);
+
+  if (const Json* v = r.Field("scheduling")) spec->scheduling = *v;
+  r.Child("metrics").Int("port", &spec->metrics_port);
+  r.Int("masterPort", &spec->master_port);
+  if (const Json* v = r.Field("env")) {
+    if (!v->is_array())
+      r.Fail("env", "must be a list");
+    else
+      spec->env = *v;
+  }
+  r.StringMap("labels", &spec->labels);
+  r.StringMap("annotations", &spec->annotations);
+  PETNAME_RETURN_IF_ERROR(st);
+
+  if (spec->backend.empty()) spec->backend = spec->gpus_per_replica > 0 ? "nccl" : "gloo";
+  if (spec->replicas < 1) return Status::InvalidArgument("spec.replicas must be at least 1");
+  if (spec->image.empty()) return Status::InvalidArgument("spec.image is required");
+  if (spec->dataset_path.empty()) return Status::InvalidArgument("spec.dataset.path is required");
+  if (spec->backend != "nccl" && spec->backend != "gloo") {
+    return Status::InvalidArgument("spec.backend must be nccl or gloo, not '" + spec->backend +
+                                   "'");
+  }
+  if (spec->backend == "nccl" && spec->gpus_per_replica == 0) {
+    return Status::InvalidArgument("spec.backend nccl needs resources.gpusPerReplica > 0");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status JobFromJson(const Json& obj, Job* out) {
+  if (!obj.is_object()) return Status::InvalidArgument("job: not a JSON object");
+  Job job;
+  const Json meta = obj.value("metadata", Json::object());
+  job.name = meta.value("name", "");
+  job.ns = meta.value("namespace", "");
+  job.uid = meta.value("uid", "");
+  job.generation = meta.value("generation", int64_t{0});
+  if (job.name.empty()) return Status::InvalidArgument("job: metadata.name is empty");
+  auto spec = obj.find("spec");
+  if (spec == obj.end() || !spec->is_object()) {
+    return Status::InvalidArgument("job " + job.name + ": spec is missing");
+  }
+  Status s = ReadSpec(*spec, &job.spec);
+  if (!s.ok()) return Status::InvalidArgument("job " + job.name + ": " + s.message());
+  auto status = obj.find("status");
+  if (status != obj.end() && status->is_object()) job.status = *status;
+  job.object = obj;
+  *out = std::move(job);
+  return Status::Ok();
+}
+
+}  // namespace petname::api

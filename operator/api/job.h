@@ -1,0 +1,95 @@
+// PetNameTrainingJob (petname.dev/v1alpha1): the spec the operator reads, with the CRD's
+// defaults applied, and the status it writes. The CRD (crds/) is the schema the API server
+// enforces; FromJson re-applies its defaults so the operator also works on objects created
+// before a default existed, and rejects what it cannot act on.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+
+namespace petname::api {
+
+using Json = nlohmann::json;
+
+inline constexpr char kGroup[] = "petname.dev";
+inline constexpr char kVersion[] = "v1alpha1";
+inline constexpr char kApiVersion[] = "petname.dev/v1alpha1";
+inline constexpr char kKind[] = "PetNameTrainingJob";
+inline constexpr char kPlural[] = "petnametrainingjobs";
+
+// Labels on everything the operator creates.
+inline constexpr char kNameLabel[] = "app.kubernetes.io/name";  // value: kAppName
+inline constexpr char kAppName[] = "petname";
+inline constexpr char kJobNameLabel[] = "petname.dev/job-name";
+inline constexpr char kRankLabel[] = "petname.dev/rank";
+
+// A volume mounted into every rank pod: exactly one of claim_name, host_path, config_map.
+struct VolumeSpec {
+  std::string claim_name;
+  std::string host_path;
+  std::string config_map;
+  std::string mount_path;
+  bool read_only = true;
+};
+
+struct JobSpec {
+  int replicas = 1;
+  std::string image;
+  std::string image_pull_policy = "IfNotPresent";
+  int gpus_per_replica = 0;
+  Json cpu;             // Kubernetes quantity (string or number) or null
+  Json memory;          // likewise
+  std::string backend;  // "nccl" or "gloo"; defaulted from gpus_per_replica
+
+  std::string dataset_path;
+  std::string dataset_column;     // "" = trainer default
+  int64_t dataset_max_names = 0;  // 0 = all
+  bool has_dataset_volume = false;
+  VolumeSpec dataset_volume;
+
+  int epochs = 10;
+  int batch_size_per_replica = 4096;
+  double learning_rate = 0.001;
+  std::string precision = "fp32";
+  int64_t seed = 1;
+  double validation_fraction = 0.05;
+  int threads = 0;  // 0 = trainer default
+
+  std::string checkpoint_claim;  // "" = an emptyDir (checkpoints die with the pod)
+  std::string checkpoint_path = "/checkpoints";
+  int checkpoint_every_epochs = 1;
+  int checkpoint_keep = 3;
+
+  std::string restart_policy = "OnFailure";
+  bool suspend = false;
+
+  Json scheduling = Json::object();  // schedulerName, priorityClassName, nodeSelector, ...
+  int metrics_port = 9400;
+  int master_port = 29500;
+  Json env = Json::array();  // extra [{name, value}]
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+};
+
+// The job object: identity plus parsed spec; `object` keeps the raw JSON (owner references and
+// status writes need it).
+struct Job {
+  std::string name;
+  std::string ns;
+  std::string uid;
+  int64_t generation = 0;
+  JobSpec spec;
+  Json status = Json::object();
+  Json object;
+};
+
+// Parses a PetNameTrainingJob object, applying defaults. InvalidArgument names the first field
+// the operator cannot act on (replicas < 1, missing image or dataset.path, unknown backend, ...).
+Status JobFromJson(const Json& obj, Job* out);
+
+}  // namespace petname::api

@@ -1,0 +1,226 @@
+#include "operator/controller/desired.h"
+
+#include <set>
+#include <sstream>
+
+#include "operator/kube/object.h"
+
+namespace petname::controller {
+namespace {
+
+std::string FormatDouble(double v) {
+  std::ostringstream out;
+  out.precision(17);
+  out << v;
+  return out.str();
+}
+
+bool Finished(const api::Job& job) {
+  std::string phase = job.status.value("phase", "");
+  return phase == "Succeeded" || phase == "Failed";
+}
+
+Json Labels(const api::Job& job, int rank) {
+  Json labels = Json::object();
+  for (const auto& [k, v] : job.spec.labels) labels[k] = v;
+  labels[api::kNameLabel] = api::kAppName;
+  labels[api::kJobNameLabel] = job.name;
+  if (rank >= 0) labels[api::kRankLabel] = std::to_string(rank);
+  return labels;
+}
+
+Json Metadata(const api::Job& job, const std::string& name, int rank) {
+  Json meta = {{"name", name},
+               {"namespace", job.ns},
+               {"labels", Labels(job, rank)},
+               {"ownerReferences", Json::array({kube::ControllerRef(job.object)})}};
+  if (rank >= 0 && !job.spec.annotations.empty()) meta["annotations"] = job.spec.annotations;
+  return meta;
+}
+
+Json Service(const api::Job& job) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Service"},
+          {"metadata", Metadata(job, job.name, -1)},
+          {"spec",
+           {{"clusterIP", "None"},
+            {"publishNotReadyAddresses", true},
+            {"selector", {{api::kNameLabel, api::kAppName}, {api::kJobNameLabel, job.name}}},
+            {"ports", Json::array({{{"name", "rendezvous"}, {"port", job.spec.master_port}},
+                                   {{"name", "metrics"}, {"port", job.spec.metrics_port}}})}}}};
+}
+
+Json Env(const api::Job& job, int rank) {
+  const api::JobSpec& s = job.spec;
+  std::vector<std::pair<std::string, std::string>> vars = {
+      {"MASTER_ADDR", PodName(job.name, 0) + "." + job.name + "." + job.ns + ".svc"},
+      {"MASTER_PORT", std::to_string(s.master_port)},
+      {"WORLD_SIZE", std::to_string(s.replicas)},
+      {"RANK", std::to_string(rank)},
+      {"LOCAL_RANK", "0"},
+  };
+  Json env = Json::array();
+  for (const auto& [k, v] : vars) {
+    env.push_back({{"name", k}, {"value", v}});
+    env.push_back({{"name", "PET_" + k}, {"value", v}});
+  }
+  env.push_back({{"name", "PETNAME_JOB_NAME"}, {"value", job.name}});
+  env.push_back({{"name", "PETNAME_NAMESPACE"}, {"value", job.ns}});
+  env.push_back({{"name", "PETNAME_BACKEND"}, {"value", s.backend}});
+  for (const Json& e : s.env) env.push_back(e);
+  return env;
+}
+
+Json Resources(const api::JobSpec& s) {
+  Json limits = Json::object();
+  if (!s.cpu.is_null()) limits["cpu"] = s.cpu;
+  if (!s.memory.is_null()) limits["memory"] = s.memory;
+  Json requests = limits;
+  if (s.gpus_per_replica > 0) limits["nvidia.com/gpu"] = std::to_string(s.gpus_per_replica);
+  Json out = Json::object();
+  if (!limits.empty()) out["limits"] = limits;
+  if (!requests.empty()) out["requests"] = requests;
+  return out;
+}
+
+Json VolumeSource(const api::VolumeSpec& v) {
+  if (!v.claim_name.empty()) {
+    return {{"persistentVolumeClaim", {{"claimName", v.claim_name}, {"readOnly", v.read_only}}}};
+  }
+  if (!v.host_path.empty()) return {{"hostPath", {{"path", v.host_path}}}};
+  return {{"configMap", {{"name", v.config_map}}}};
+}
+
+Json Pod(const api::Job& job, int rank) {
+  const api::JobSpec& s = job.spec;
+  Json args = Json::array({"train"});
+  for (const std::string& a : TrainArgs(s)) args.push_back(a);
+  Json mounts = Json::array({{{"name", "checkpoints"}, {"mountPath", s.checkpoint_path}}});
+  Json checkpoint = {{"name", "checkpoints"}};
+  if (s.checkpoint_claim.empty()) {
+    checkpoint["emptyDir"] = Json::object();
+  } else {
+    checkpoint["persistentVolumeClaim"] = {{"claimName", s.checkpoint_claim}};
+  }
+  Json volumes = Json::array({checkpoint});
+  if (s.has_dataset_volume) {
+    Json dataset = VolumeSource(s.dataset_volume);
+    dataset["name"] = "dataset";
+    volumes.push_back(dataset);
+    mounts.push_back({{"name", "dataset"},
+                      {"mountPath", s.dataset_volume.mount_path},
+                      {"readOnly", s.dataset_volume.read_only}});
+  }
+  Json container = {
+      {"name", "trainer"},
+      {"image", s.image},
+      {"imagePullPolicy", s.image_pull_policy},
+      {"command", Json::array({"petname"})},
+      {"args", args},
+      {"env", Env(job, rank)},
+      {"ports", Json::array({{{"name", "metrics"}, {"containerPort", s.metrics_port}},
+                             {{"name", "rendezvous"}, {"containerPort", s.master_port}}})},
+      {"resources", Resources(s)},
+      {"volumeMounts", mounts}};
+  Json spec = {{"restartPolicy", "Never"},
+               {"hostname", PodName(job.name, rank)},
+               {"subdomain", job.name},
+               {"containers", Json::array({container})},
+               {"volumes", volumes}};
+  for (const char* key :
+       {"schedulerName", "priorityClassName", "nodeSelector", "tolerations", "affinity"}) {
+    if (s.scheduling.is_object() && s.scheduling.contains(key)) spec[key] = s.scheduling[key];
+  }
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", Metadata(job, PodName(job.name, rank), rank)},
+          {"spec", spec}};
+}
+
+const Json* FindByName(const std::vector<Json>& objects, const std::string& name) {
+  for (const Json& o : objects) {
+    if (kube::Name(o) == name) return &o;
+  }
+  return nullptr;
+}
+
+// Appends `want` to the create list, or to conflicts when a foreign object holds its name.
+void Place(const api::Job& job, const Json& want, const std::vector<Json>& have, Actions* out) {
+  const std::string name = kube::Name(want);
+  const Json* existing = FindByName(have, name);
+  if (existing == nullptr) {
+    out->create.push_back(want);
+  } else if (!kube::IsControlledBy(*existing, job.uid)) {
+    out->conflicts.push_back(name);
+  }
+}
+
+}  // namespace
+
+std::string PodName(const std::string& job, int rank) {
+  return job + "-rank-" + std::to_string(rank);
+}
+
+std::vector<std::string> TrainArgs(const api::JobSpec& s) {
+  std::vector<std::string> args = {
+      "--data",
+      s.dataset_path,
+      "--epochs",
+      std::to_string(s.epochs),
+      "--batch-size",
+      std::to_string(s.batch_size_per_replica),
+      "--lr",
+      FormatDouble(s.learning_rate),
+      "--precision",
+      s.precision,
+      "--seed",
+      std::to_string(s.seed),
+      "--validation-fraction",
+      FormatDouble(s.validation_fraction),
+      "--checkpoint-dir",
+      s.checkpoint_path,
+      "--checkpoint-every-epochs",
+      std::to_string(s.checkpoint_every_epochs),
+      "--keep",
+      std::to_string(s.checkpoint_keep),
+      "--resume",
+      "--metrics-port",
+      std::to_string(s.metrics_port),
+  };
+  if (!s.dataset_column.empty()) args.insert(args.end(), {"--column", s.dataset_column});
+  if (s.dataset_max_names > 0) {
+    args.insert(args.end(), {"--max-names", std::to_string(s.dataset_max_names)});
+  }
+  if (s.threads > 0) args.insert(args.end(), {"--threads", std::to_string(s.threads)});
+  if (s.gpus_per_replica > 0) args.insert(args.end(), {"--device", "cuda"});
+  return args;
+}
+
+DesiredState Desired(const api::Job& job) {
+  DesiredState d;
+  d.services.push_back(Service(job));
+  if (Finished(job)) {
+    d.prune = false;
+    return d;
+  }
+  if (job.spec.suspend) return d;
+  for (int rank = 0; rank < job.spec.replicas; ++rank) d.pods.push_back(Pod(job, rank));
+  return d;
+}
+
+Actions Diff(const api::Job& job, const DesiredState& desired, const Observed& observed) {
+  Actions out;
+  for (const Json& s : desired.services) Place(job, s, observed.services, &out);
+  for (const Json& p : desired.pods) Place(job, p, observed.pods, &out);
+  if (!desired.prune) return out;
+  std::set<std::string> wanted;
+  for (const Json& p : desired.pods) wanted.insert(kube::Name(p));
+  for (const Json& p : observed.pods) {
+    if (kube::IsControlledBy(p, job.uid) && !wanted.count(kube::Name(p))) {
+      out.delete_pods.push_back(kube::Name(p));
+    }
+  }
+  return out;
+}
+
+}  // namespace petname::controller

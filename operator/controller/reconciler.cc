@@ -1,0 +1,147 @@
+#include "operator/controller/reconciler.h"
+
+#include <ctime>
+#include <future>
+
+#include <spdlog/spdlog.h>
+
+#include "operator/controller/desired.h"
+#include "operator/controller/job_status.h"
+#include "operator/kube/object.h"
+
+namespace petname::controller {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr size_t kMaxBatch = 64;
+
+std::string NowRfc3339() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string ApiMessage(const kube::Response& r) {
+  std::string msg = kube::StringAt(r.body, "/message");
+  return "HTTP " + std::to_string(r.code) + (msg.empty() ? "" : ": " + msg);
+}
+
+}  // namespace
+
+std::string CorePath(const std::string& ns, const std::string& kind) {
+  std::string plural = kind == "Pod" ? "pods" : "services";
+  return ns.empty() ? "/api/v1/" + plural : "/api/v1/namespaces/" + ns + "/" + plural;
+}
+
+std::string JobsPath(const std::string& ns) {
+  std::string base = std::string("/apis/") + api::kApiVersion;
+  return ns.empty() ? base + "/" + api::kPlural : base + "/namespaces/" + ns + "/" + api::kPlural;
+}
+
+Reconciler::Reconciler(kube::RestClient* client, Caches caches)
+    : client_(client), caches_(caches) {}
+
+Status Reconciler::Reconcile(const std::string& key) {
+  Json obj;
+  if (!caches_.jobs->Get(key, &obj)) return Status::Ok();  // deleted: the GC removes the rest
+  api::Job job;
+  Status parsed = api::JobFromJson(obj, &job);
+  if (!parsed.ok()) {
+    spdlog::error("{}: {}", key, parsed.message());
+    return Status::Ok();  // retrying cannot help; a spec change brings the key back
+  }
+  auto mine = [&](const Json& o) {
+    return kube::Namespace(o) == job.ns && kube::Label(o, api::kJobNameLabel) == job.name;
+  };
+  Observed observed{caches_.pods->List(mine), caches_.services->List(mine)};
+
+  Actions actions = Diff(job, Desired(job), observed);
+  for (const std::string& name : actions.conflicts) {
+    spdlog::warn("{}: {} exists and is not controlled by this job; leaving it alone", key, name);
+  }
+  Status acted = CreateAll(job, actions.create);
+  for (const std::string& name : actions.delete_pods) {
+    Status s = DeletePod(job, name);
+    if (acted.ok()) acted = s;
+  }
+
+  std::vector<Json> owned;
+  for (const Json& p : observed.pods) {
+    if (kube::IsControlledBy(p, job.uid)) owned.push_back(p);
+  }
+  Json status = ComputeStatus(job, owned, NowRfc3339());
+  if (status != job.status) {
+    Status s = WriteStatus(job, status);
+    if (acted.ok()) acted = s;
+  }
+  return acted;
+}
+
+Status Reconciler::CreateAll(const api::Job& job, const std::vector<Json>& objects) {
+  size_t batch = 1;
+  for (size_t start = 0; start < objects.size();
+       start += batch, batch = std::min(batch * 2, kMaxBatch)) {
+    size_t end = std::min(objects.size(), start + batch);
+    std::vector<std::future<Status>> pending;
+    for (size_t i = start; i < end; ++i) {
+      pending.push_back(std::async(std::launch::async, [&, i] { return Create(job, objects[i]); }));
+    }
+    Status first;
+    for (auto& f : pending) {
+      Status s = f.get();
+      if (first.ok()) first = s;
+    }
+    if (!first.ok()) return first;  // stop early, as the Job controller does
+  }
+  return Status::Ok();
+}
+
+Status Reconciler::Create(const api::Job& job, const Json& obj) {
+  const std::string kind = obj.value("kind", "");
+  const std::string path = CorePath(job.ns, kind);
+  kube::Response resp;
+  PETNAME_RETURN_IF_ERROR(client_->Do("POST", path, &obj, &resp));
+  if (resp.code == 201 || resp.code == 200) {
+    ++creates_;
+    spdlog::debug("{}/{}: created {} {}", job.ns, job.name, kind, kube::Name(obj));
+    return Status::Ok();
+  }
+  if (resp.code == 409) {  // exists: ours (the cache lags) or someone else's
+    kube::Response got;
+    PETNAME_RETURN_IF_ERROR(client_->Do("GET", path + "/" + kube::Name(obj), nullptr, &got));
+    if (got.code == 200 && !kube::IsControlledBy(got.body, job.uid)) {
+      spdlog::warn("{}/{}: {} {} exists and is not controlled by this job; leaving it alone",
+                   job.ns, job.name, kind, kube::Name(obj));
+    }
+    return Status::Ok();
+  }
+  return Status::Unavailable("create " + kind + " " + kube::Name(obj) + ": " + ApiMessage(resp));
+}
+
+Status Reconciler::DeletePod(const api::Job& job, const std::string& name) {
+  kube::Response resp;
+  PETNAME_RETURN_IF_ERROR(
+      client_->Do("DELETE", CorePath(job.ns, "Pod") + "/" + name, nullptr, &resp));
+  if (resp.code == 200 || resp.code == 202 || resp.code == 404) return Status::Ok();
+  return Status::Unavailable("delete pod " + name + ": " + ApiMessage(resp));
+}
+
+Status Reconciler::WriteStatus(const api::Job& job, const Json& status) {
+  Json body = job.object;
+  body["status"] = status;
+  kube::Response resp;
+  PETNAME_RETURN_IF_ERROR(
+      client_->Do("PUT", JobsPath(job.ns) + "/" + job.name + "/status", &body, &resp));
+  if (resp.code == 200) {
+    spdlog::debug("{}/{}: status phase {}", job.ns, job.name, status.value("phase", ""));
+    return Status::Ok();
+  }
+  if (resp.code == 404) return Status::Ok();  // the job is gone
+  return Status::Unavailable("update status of " + job.name + ": " + ApiMessage(resp));
+}
+
+}  // namespace petname::controller

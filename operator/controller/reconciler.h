@@ -1,0 +1,54 @@
+// Reconciler: one level-triggered pass for one PetNameTrainingJob key ("namespace/name").
+//
+// It never trusts an event's content: it reads the job and the job's pods/services from the
+// informer caches, computes Desired(job) (pure), Diff()s it against what exists, creates what
+// is missing (pods in slow-start batches 1, 2, 4, ... as the Job controller does), deletes
+// controlled pods that are not desired, and writes ComputeStatus() through the status
+// subresource with the job's resourceVersion. A 409 on the status write (or any failed action)
+// returns an error so the key is retried, from fresh cache state, with backoff. An object that
+// already exists is adopted only when this job controls it; a foreign one is left alone.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+#include "operator/api/job.h"
+#include "operator/kube/informer.h"
+#include "operator/kube/rest_client.h"
+
+namespace petname::controller {
+
+struct Caches {
+  const kube::Informer* jobs;
+  const kube::Informer* pods;
+  const kube::Informer* services;
+};
+
+class Reconciler {
+ public:
+  Reconciler(kube::RestClient* client, Caches caches);
+
+  Status Reconcile(const std::string& key);
+
+  int64_t creates() const { return creates_.load(); }
+
+ private:
+  Status CreateAll(const api::Job& job, const std::vector<nlohmann::json>& objects);
+  Status Create(const api::Job& job, const nlohmann::json& obj);
+  Status DeletePod(const api::Job& job, const std::string& name);
+  Status WriteStatus(const api::Job& job, const nlohmann::json& status);
+
+  kube::RestClient* const client_;
+  const Caches caches_;
+  std::atomic<int64_t> creates_{0};
+};
+
+// The collection path of `kind` ("Pod", "Service") in namespace `ns`.
+std::string CorePath(const std::string& ns, const std::string& kind);
+// The PetNameTrainingJob collection in `ns` ("" = all namespaces).
+std::string JobsPath(const std::string& ns);
+
+}  // namespace petname::controller

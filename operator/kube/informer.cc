@@ -1,0 +1,178 @@
+#include "operator/kube/informer.h"
+
+#include <thread>
+
+#include <cpprest/uri.h>
+#include <spdlog/spdlog.h>
+
+#include "operator/kube/backoff.h"
+#include "operator/kube/object.h"
+
+namespace petname::kube {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string Encode(const std::string& v) { return web::uri::encode_data_string(v); }
+
+bool IsExpired(const Json& status) { return status.is_object() && status.value("code", 0) == 410; }
+
+}  // namespace
+
+Informer::Informer(RestClient* client, std::string path, std::string label_selector,
+                   Handler handler)
+    : client_(client),
+      path_(std::move(path)),
+      selector_(std::move(label_selector)),
+      handler_(std::move(handler)),
+      rng_(std::random_device{}()) {}
+
+void Informer::Stop() { stop_.store(true); }
+
+void Informer::WaitBackoff() {
+  Backoff b(std::chrono::milliseconds(200), std::chrono::seconds(30), rng_());
+  std::chrono::milliseconds d(0);
+  for (int i = 0; i <= std::min(failures_, 20); ++i) d = b.Next();
+  ++failures_;
+  auto until = std::chrono::steady_clock::now() + d;
+  while (!stop_.load() && !client_->shut_down() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+void Informer::Run() {
+  while (!stop_.load() && !client_->shut_down()) {
+    std::string rv;
+    Status s = ListAll(&rv);
+    if (!s.ok()) {
+      spdlog::warn("list {}: {}", path_, s.message());
+      WaitBackoff();
+      continue;
+    }
+    failures_ = 0;
+    while (!stop_.load() && !client_->shut_down()) {
+      WatchEnd end = Watch(&rv);
+      if (end == WatchEnd::kExpired) {
+        spdlog::info("watch {}: resourceVersion {} expired (410); relisting", path_, rv);
+        break;
+      }
+      if (end == WatchEnd::kFailed) {
+        WaitBackoff();
+      } else {
+        failures_ = 0;
+      }
+    }
+  }
+}
+
+Status Informer::ListAll(std::string* resource_version) {
+  std::map<std::string, Json> fresh;
+  std::string cont;
+  do {
+    std::string url = path_ + "?limit=500";
+    if (!selector_.empty()) url += "&labelSelector=" + Encode(selector_);
+    if (!cont.empty()) url += "&continue=" + Encode(cont);
+    Response resp;
+    PETNAME_RETURN_IF_ERROR(client_->Do("GET", url, nullptr, &resp));
+    if (resp.code == 410) {  // the continue token expired: start the list over
+      fresh.clear();
+      cont.clear();
+      continue;
+    }
+    if (resp.code != 200 || !resp.body.is_object()) {
+      return Status::Unavailable("HTTP " + std::to_string(resp.code) + ": " +
+                                 StringAt(resp.body, "/message"));
+    }
+    for (const Json& item : resp.body.value("items", Json::array())) fresh[Key(item)] = item;
+    *resource_version = StringAt(resp.body, "/metadata/resourceVersion");
+    cont = StringAt(resp.body, "/metadata/continue");
+  } while (!cont.empty());
+
+  std::vector<Json> gone;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [key, obj] : cache_) {
+      if (!fresh.count(key)) gone.push_back(obj);
+    }
+    cache_ = fresh;
+  }
+  ++lists_;
+  synced_.store(true);
+  for (const Json& obj : gone) handler_(obj);
+  for (const auto& [key, obj] : fresh) handler_(obj);
+  return Status::Ok();
+}
+
+Informer::WatchEnd Informer::Watch(std::string* resource_version) {
+  std::uniform_int_distribution<int> timeout(300, 600);
+  std::string url = path_ + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=" +
+                    std::to_string(timeout(rng_)) + "&resourceVersion=" + Encode(*resource_version);
+  if (!selector_.empty()) url += "&labelSelector=" + Encode(selector_);
+  bool expired = false;
+  bool error_event = false;
+  int code = 0;
+  Status s = client_->Stream(
+      url,
+      [&](const std::string& line) {
+        Json ev = Json::parse(line, nullptr, false);
+        if (!ev.is_object()) return true;
+        const std::string type = ev.value("type", "");
+        const Json& obj = ev.contains("object") ? ev["object"] : Json();
+        if (type == "ERROR") {
+          expired = IsExpired(obj);
+          error_event = !expired;
+          return false;
+        }
+        std::string rv = ResourceVersion(obj);
+        if (!rv.empty()) *resource_version = rv;
+        if (type != "BOOKMARK") Apply(type, obj);
+        return !stop_.load();
+      },
+      &code);
+  if (!s.ok()) {
+    if (!client_->shut_down()) spdlog::warn("{}", s.message());
+    return WatchEnd::kFailed;
+  }
+  if (code == 410 || expired) return WatchEnd::kExpired;
+  if (code != 200 || error_event) {
+    spdlog::warn("watch {}: HTTP {}{}", path_, code, error_event ? " with an ERROR event" : "");
+    return WatchEnd::kFailed;
+  }
+  return WatchEnd::kEnded;
+}
+
+void Informer::Apply(const std::string& type, const Json& obj) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (type == "DELETED") {
+      cache_.erase(Key(obj));
+    } else {
+      cache_[Key(obj)] = obj;
+    }
+  }
+  handler_(obj);
+}
+
+bool Informer::Get(const std::string& key, Json* out) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = cache_.find(key);
+  if (it == cache_.end()) return false;
+  *out = it->second;
+  return true;
+}
+
+std::vector<Json> Informer::List(const std::function<bool(const Json&)>& keep) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Json> out;
+  for (const auto& [key, obj] : cache_) {
+    if (keep(obj)) out.push_back(obj);
+  }
+  return out;
+}
+
+size_t Informer::Size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return cache_.size();
+}
+
+}  // namespace petname::kube

@@ -1,0 +1,70 @@
+// Informer: a local cache of one resource kept current by list + watch, like client-go's
+// reflector + store.
+//
+// Run() lists with pagination (limit/continue), remembers the list's resourceVersion, then
+// watches from it with allowWatchBookmarks=true and a randomized timeoutSeconds (5-10 min),
+// updating the resourceVersion (opaque) from every event including BOOKMARKs. When the watch
+// ends it re-watches from there; on HTTP 410 or an ERROR event with code 410 it relists; on
+// connection errors, 429 and 5xx it waits with jittered backoff. After each change to the cache
+// the handler is called with the object (for a relist: every listed object, and every cached
+// object that vanished). Cache reads are thread-safe.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+#include "operator/kube/rest_client.h"
+
+namespace petname::kube {
+
+class Informer {
+ public:
+  using Handler = std::function<void(const nlohmann::json& obj)>;
+
+  // `path` is the collection, e.g. /api/v1/namespaces/ns/pods or /api/v1/pods.
+  Informer(RestClient* client, std::string path, std::string label_selector, Handler handler);
+
+  // Blocks, keeping the cache current, until Stop() (or the client's Shutdown()).
+  void Run();
+  void Stop();
+
+  // True once the first list has been stored.
+  bool HasSynced() const { return synced_.load(); }
+  bool Get(const std::string& key, nlohmann::json* out) const;
+  // Cached objects for which `keep` returns true.
+  std::vector<nlohmann::json> List(const std::function<bool(const nlohmann::json&)>& keep) const;
+  size_t Size() const;
+  // Times the informer (re)listed; a relist after 410 increments it.
+  int lists() const { return lists_.load(); }
+
+ private:
+  enum class WatchEnd { kEnded, kExpired, kFailed };
+
+  Status ListAll(std::string* resource_version);
+  WatchEnd Watch(std::string* resource_version);
+  void Apply(const std::string& type, const nlohmann::json& obj);
+  void WaitBackoff();
+
+  RestClient* const client_;
+  const std::string path_;
+  const std::string selector_;
+  const Handler handler_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> synced_{false};
+  std::atomic<int> lists_{0};
+  mutable std::mutex mu_;
+  std::map<std::string, nlohmann::json> cache_;
+  std::mt19937_64 rng_;
+  int failures_ = 0;
+};
+
+}  // namespace petname::kube

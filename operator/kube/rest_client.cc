@@ -1,0 +1,140 @@
+#include "operator/kube/rest_client.h"
+
+#include <random>
+#include <thread>
+
+#include <cpprest/containerstream.h>
+#include <spdlog/spdlog.h>
+#include <boost/asio/ssl.hpp>
+
+#include "common/file_util.h"
+#include "operator/kube/backoff.h"
+
+namespace petname::kube {
+namespace {
+
+using web::http::client::http_client;
+using web::http::client::http_client_config;
+
+http_client_config ClientConfig(const RestConfig& cfg, std::chrono::seconds timeout) {
+  http_client_config c;
+  c.set_timeout(timeout);
+  c.set_validate_certificates(!cfg.insecure_skip_tls_verify);
+  c.set_ssl_context_callback([cfg](boost::asio::ssl::context& ctx) {
+    if (!cfg.ca_pem.empty()) {
+      ctx.add_certificate_authority(boost::asio::buffer(cfg.ca_pem));
+    } else {
+      ctx.set_default_verify_paths();
+    }
+    if (!cfg.client_cert_pem.empty()) {
+      ctx.use_certificate_chain(boost::asio::buffer(cfg.client_cert_pem));
+      ctx.use_private_key(boost::asio::buffer(cfg.client_key_pem), boost::asio::ssl::context::pem);
+    }
+  });
+  return c;
+}
+
+bool Retryable(int code) { return code == 429 || code >= 500; }
+
+void SleepUnlessShutDown(std::chrono::milliseconds d, const std::atomic<bool>& shut_down) {
+  auto until = std::chrono::steady_clock::now() + d;
+  while (!shut_down.load() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(
+        std::min<std::chrono::milliseconds>(d, std::chrono::milliseconds(50)));
+  }
+}
+
+}  // namespace
+
+RestClient::RestClient(RestConfig config, ClientOptions options)
+    : config_(std::move(config)),
+      options_(options),
+      bucket_(options.qps, options.burst),
+      client_(std::make_unique<http_client>(config_.server,
+                                            ClientConfig(config_, options.request_timeout))),
+      watch_client_(std::make_unique<http_client>(config_.server,
+                                                  ClientConfig(config_, options.watch_timeout))),
+      token_(config_.token),
+      token_read_(std::chrono::steady_clock::now()) {}
+
+std::string RestClient::Token() {
+  std::lock_guard<std::mutex> lock(token_mu_);
+  auto now = std::chrono::steady_clock::now();
+  if (!config_.token_file.empty() &&
+      (token_.empty() || now - token_read_ > std::chrono::minutes(1))) {
+    std::string fresh;
+    if (ReadFile(config_.token_file, &fresh).ok()) {
+      while (!fresh.empty() && (fresh.back() == '\n' || fresh.back() == '\r')) fresh.pop_back();
+      token_ = fresh;
+    }
+    token_read_ = now;
+  }
+  return token_;
+}
+
+web::http::http_request RestClient::NewRequest(const std::string& method, const std::string& path) {
+  web::http::http_request req(method);
+  req.set_request_uri(path);
+  req.headers().add("Accept", "application/json");
+  req.headers().add("User-Agent", "petname-operator/" PETNAME_VERSION);
+  std::string token = Token();
+  if (!token.empty()) req.headers().add("Authorization", "Bearer " + token);
+  return req;
+}
+
+Status RestClient::Do(const std::string& method, const std::string& path,
+                      const nlohmann::json* body, Response* resp, const std::string& content_type) {
+  Backoff backoff(std::chrono::milliseconds(100), std::chrono::seconds(10), std::random_device{}());
+  std::string last_error;
+  for (int attempt = 0; attempt <= options_.max_retries; ++attempt) {
+    if (attempt > 0) SleepUnlessShutDown(backoff.Next(), shut_down_);
+    if (shut_down_.load()) return Status::Unavailable("client shut down");
+    bucket_.Wait();
+    web::http::http_request req = NewRequest(method, path);
+    if (body != nullptr) req.set_body(body->dump(), content_type);
+    try {
+      web::http::http_response r = client_->request(req, cancel_.get_token()).get();
+      std::string text = r.extract_utf8string(true).get();
+      resp->code = r.status_code();
+      resp->body = nlohmann::json::parse(text, nullptr, false);
+      if (resp->body.is_discarded()) resp->body = nullptr;
+      if (!Retryable(resp->code)) return Status::Ok();
+      last_error = "HTTP " + std::to_string(resp->code);
+    } catch (const std::exception& e) {
+      last_error = e.what();
+    }
+    spdlog::debug("{} {}: {} (attempt {})", method, path, last_error, attempt + 1);
+  }
+  return Status::Unavailable(method + " " + path + ": " + last_error);
+}
+
+Status RestClient::Stream(const std::string& path,
+                          const std::function<bool(const std::string&)>& on_line, int* code) {
+  if (shut_down_.load()) return Status::Unavailable("client shut down");
+  bucket_.Wait();
+  try {
+    web::http::http_response r =
+        watch_client_->request(NewRequest("GET", path), cancel_.get_token()).get();
+    *code = r.status_code();
+    if (*code != 200) {
+      r.content_ready().wait();
+      return Status::Ok();
+    }
+    concurrency::streams::istream in = r.body();
+    while (true) {
+      concurrency::streams::container_buffer<std::string> line;
+      size_t n = in.read_line(line).get();
+      if (n == 0 && in.is_eof()) return Status::Ok();
+      if (n > 0 && !on_line(line.collection())) return Status::Ok();
+    }
+  } catch (const std::exception& e) {
+    return Status::Unavailable("watch " + path + ": " + e.what());
+  }
+}
+
+void RestClient::Shutdown() {
+  shut_down_.store(true);
+  cancel_.cancel();
+}
+
+}  // namespace petname::kube

@@ -1,0 +1,75 @@
+// RestClient: HTTP(S) access to one kube-apiserver over cpprestsdk, with the RestConfig's TLS
+// (verification on unless the config disables it explicitly) and credentials (client
+// certificate, bearer token, token file re-read every minute so rotated tokens are picked up).
+//
+// Every request first takes a token from the client-side QPS/burst bucket. Do() retries 429,
+// 5xx and connection errors with jittered exponential backoff (up to `max_retries`, honouring
+// nothing else); any other HTTP answer is returned as is. Shutdown() cancels requests in flight
+// (including watch streams) and makes later ones fail fast. Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <cpprest/http_client.h>
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+#include "operator/kube/rest_config.h"
+#include "operator/kube/token_bucket.h"
+
+namespace petname::kube {
+
+struct ClientOptions {
+  double qps = 20;  // <= 0 lifts the limit
+  int burst = 30;
+  int max_retries = 6;
+  std::chrono::seconds request_timeout{30};
+  std::chrono::seconds watch_timeout{15 * 60};  // inactivity limit of a watch stream
+};
+
+struct Response {
+  int code = 0;
+  nlohmann::json body;  // parsed JSON, or null when the body was empty or not JSON
+};
+
+class RestClient {
+ public:
+  RestClient(RestConfig config, ClientOptions options);
+
+  // Sends `method` to `path` (with query string) and waits for the answer. `body` may be null.
+  // `content_type` matters for PATCH (e.g. application/merge-patch+json). OK with resp->code set
+  // when the server answered; Unavailable when it did not after the retries (or on shutdown).
+  Status Do(const std::string& method, const std::string& path, const nlohmann::json* body,
+            Response* resp, const std::string& content_type = "application/json");
+
+  // GETs `path` as a stream and calls on_line for each line of a 200 answer until the server
+  // ends it or on_line returns false. For other codes *code is set and the body is ignored.
+  // No retries: the caller (the informer) decides. Unavailable on connection errors/shutdown.
+  Status Stream(const std::string& path, const std::function<bool(const std::string&)>& on_line,
+                int* code);
+
+  void Shutdown();
+  bool shut_down() const { return shut_down_.load(); }
+
+ private:
+  web::http::http_request NewRequest(const std::string& method, const std::string& path);
+  std::string Token();
+
+  const RestConfig config_;
+  const ClientOptions options_;
+  TokenBucket bucket_;
+  std::unique_ptr<web::http::client::http_client> client_;
+  std::unique_ptr<web::http::client::http_client> watch_client_;
+  pplx::cancellation_token_source cancel_;
+  std::atomic<bool> shut_down_{false};
+  std::mutex token_mu_;
+  std::string token_;
+  std::chrono::steady_clock::time_point token_read_;
+};
+
+}  // namespace petname::kube

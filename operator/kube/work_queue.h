@@ -1,0 +1,59 @@
+// WorkQueue: the de-duplicating, rate-limited queue of object keys ("namespace/name") that feeds
+// the reconcile workers, with client-go's workqueue contract:
+//  - a key is queued at most once however often it is added;
+//  - a key handed out by Get() is not handed out again until Done(key): never two reconciles of
+//    one key at once; a key added while being processed is queued again by Done();
+//  - AddRateLimited() re-adds after a per-key exponential delay (with jitter) that grows with
+//    each failure until Forget(key); AddAfter() re-adds after a fixed delay.
+// Thread-safe. ShutDown() makes Get() return false once nothing is left to hand out.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "operator/kube/backoff.h"
+
+namespace petname::kube {
+
+class WorkQueue {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  WorkQueue(std::chrono::milliseconds base_delay, std::chrono::milliseconds max_delay);
+
+  void Add(const std::string& key);
+  void AddAfter(const std::string& key, Clock::duration delay);
+  void AddRateLimited(const std::string& key);
+  // Clears the failure history of `key` (its next AddRateLimited waits the base delay).
+  void Forget(const std::string& key);
+
+  // Blocks until a key is ready (true) or the queue is shut down (false).
+  bool Get(std::string* key);
+  void Done(const std::string& key);
+
+  void ShutDown();
+  // Keys queued or waiting for their delay (not counting those being processed).
+  size_t Len();
+
+ private:
+  void AddLocked(const std::string& key);
+  void PromoteDueLocked(Clock::time_point now);
+
+  const std::chrono::milliseconds base_delay_;
+  const std::chrono::milliseconds max_delay_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::string> queue_;
+  std::set<std::string> dirty_;
+  std::set<std::string> processing_;
+  std::multimap<Clock::time_point, std::string> waiting_;
+  std::map<std::string, Backoff> failures_;
+  bool shutting_down_ = false;
+};
+
+}  // namespace petname::kube

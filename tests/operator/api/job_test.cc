@@ -1,0 +1,96 @@
+#include "operator/api/job.h"
+
+#include <gtest/gtest.h>
+
+namespace petname::api {
+namespace {
+
+Json Minimal() {
+  return Json::parse(R"({"apiVersion": "petname.dev/v1alpha1", "kind": "PetNameTrainingJob",
+    "metadata": {"name": "rex", "namespace": "ml", "uid": "u-1", "generation": 2},
+    "spec": {"image": "petname:1", "dataset": {"path": "/data/pets.csv"}}})");
+}
+
+TEST(JobTest, DefaultsMatchTheCrd) {
+  Job job;
+  Status s = JobFromJson(Minimal(), &job);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(job.name, "rex");
+  EXPECT_EQ(job.ns, "ml");
+  EXPECT_EQ(job.uid, "u-1");
+  EXPECT_EQ(job.generation, 2);
+  EXPECT_EQ(job.spec.replicas, 1);
+  EXPECT_EQ(job.spec.backend, "gloo");
+  EXPECT_EQ(job.spec.epochs, 10);
+  EXPECT_EQ(job.spec.batch_size_per_replica, 4096);
+  EXPECT_DOUBLE_EQ(job.spec.learning_rate, 0.001);
+  EXPECT_EQ(job.spec.master_port, 29500);
+  EXPECT_EQ(job.spec.metrics_port, 9400);
+  EXPECT_EQ(job.spec.checkpoint_path, "/checkpoints");
+  EXPECT_EQ(job.spec.restart_policy, "OnFailure");
+}
+
+TEST(JobTest, ReadsEveryGroup) {
+  Json obj = Minimal();
+  obj["spec"].update(Json::parse(R"({"replicas": 4, "resources": {"gpusPerReplica": 1,
+    "cpu": "2", "memory": "4Gi"}, "dataset": {"path": "/d/x.csv", "column": "Name",
+    "maxNames": 100, "volume": {"claimName": "pets"}}, "training": {"epochs": 3,
+    "batchSizePerReplica": 512, "learningRate": 0.01, "precision": "bf16", "seed": 9,
+    "validationFraction": 0.1, "threads": 2}, "checkpoint": {"claimName": "ck", "path": "/ck",
+    "everyEpochs": 2, "keep": 5}, "runPolicy": {"restartPolicy": "Never", "suspend": true},
+    "metrics": {"port": 9100}, "masterPort": 23456, "env": [{"name": "A", "value": "1"}],
+    "labels": {"team": "pets"}, "annotations": {"note": "x"}})"));
+  Job job;
+  Status s = JobFromJson(obj, &job);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const JobSpec& sp = job.spec;
+  EXPECT_EQ(sp.replicas, 4);
+  EXPECT_EQ(sp.backend, "nccl");
+  EXPECT_EQ(sp.cpu, "2");
+  EXPECT_EQ(sp.dataset_column, "Name");
+  EXPECT_EQ(sp.dataset_max_names, 100);
+  ASSERT_TRUE(sp.has_dataset_volume);
+  EXPECT_EQ(sp.dataset_volume.claim_name, "pets");
+  EXPECT_EQ(sp.dataset_volume.mount_path, "/data");
+  EXPECT_EQ(sp.precision, "bf16");
+  EXPECT_EQ(sp.seed, 9);
+  EXPECT_EQ(sp.threads, 2);
+  EXPECT_EQ(sp.checkpoint_claim, "ck");
+  EXPECT_EQ(sp.checkpoint_keep, 5);
+  EXPECT_EQ(sp.restart_policy, "Never");
+  EXPECT_TRUE(sp.suspend);
+  EXPECT_EQ(sp.metrics_port, 9100);
+  EXPECT_EQ(sp.master_port, 23456);
+  EXPECT_EQ(sp.env.size(), 1u);
+  EXPECT_EQ(sp.labels.at("team"), "pets");
+}
+
+TEST(JobTest, RejectsWhatTheOperatorCannotActOn) {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"replicas": 0})", "replicas"},
+      {R"({"image": ""})", "image"},
+      {R"({"dataset": {}})", "dataset.path"},
+      {R"({"backend": "mpi"})", "backend"},
+      {R"({"backend": "nccl"})", "gpusPerReplica"},
+      {R"({"replicas": "two"})", "spec.replicas must be an integer"},
+      {R"({"training": {"learningRate": "fast"}})", "spec.training.learningRate"},
+      {R"({"labels": {"a": 1}})", "spec.labels"},
+      {R"({"env": {"A": "1"}})", "spec.env"},
+      {R"({"dataset": {"path": "/p", "volume": {"claimName": "a", "hostPath": "/h"}}})",
+       "exactly one"},
+  };
+  for (const auto& [patch, want] : cases) {
+    Json obj = Minimal();
+    obj["spec"].update(Json::parse(patch));
+    Job job;
+    Status s = JobFromJson(obj, &job);
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << patch;
+    EXPECT_NE(s.message().find(want), std::string::npos) << s.message();
+  }
+  Job job;
+  EXPECT_FALSE(JobFromJson(Json::array(), &job).ok());
+  EXPECT_FALSE(JobFromJson(Json::parse(R"({"metadata": {"name": "x"}})"), &job).ok());
+}
+
+}  // namespace
+}  // namespace petname::api

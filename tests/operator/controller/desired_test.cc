@@ -1,0 +1,135 @@
+#include "operator/controller/desired.h"
+
+#include <gtest/gtest.h>
+
+#include "operator/kube/object.h"
+#include "tests/operator/controller/test_job.h"
+
+namespace petname::controller {
+namespace {
+
+std::string EnvValue(const Json& pod, const std::string& name) {
+  for (const Json& e : pod["spec"]["containers"][0]["env"]) {
+    if (e["name"] == name) return e["value"];
+  }
+  return "<unset>";
+}
+
+TEST(DesiredTest, OneHeadlessServiceAndOnePodPerRank) {
+  DesiredState d = Desired(TestJob(3));
+  ASSERT_EQ(d.services.size(), 1u);
+  const Json& svc = d.services[0];
+  EXPECT_EQ(kube::Name(svc), "rex");
+  EXPECT_EQ(svc["spec"]["clusterIP"], "None");
+  EXPECT_EQ(svc["spec"]["publishNotReadyAddresses"], true);
+  EXPECT_EQ(svc["spec"]["selector"]["petname.dev/job-name"], "rex");
+  ASSERT_EQ(d.pods.size(), 3u);
+  for (int rank = 0; rank < 3; ++rank) {
+    const Json& pod = d.pods[rank];
+    EXPECT_EQ(kube::Name(pod), "rex-rank-" + std::to_string(rank));
+    EXPECT_EQ(kube::Namespace(pod), "ml");
+    EXPECT_EQ(pod["spec"]["hostname"], "rex-rank-" + std::to_string(rank));
+    EXPECT_EQ(pod["spec"]["subdomain"], "rex");
+    EXPECT_EQ(pod["spec"]["restartPolicy"], "Never");
+    EXPECT_EQ(kube::Label(pod, "app.kubernetes.io/name"), "petname");
+    EXPECT_EQ(kube::Label(pod, "petname.dev/job-name"), "rex");
+    EXPECT_EQ(kube::Label(pod, "petname.dev/rank"), std::to_string(rank));
+    EXPECT_TRUE(kube::IsControlledBy(pod, "job-uid"));
+    EXPECT_EQ(pod["metadata"]["ownerReferences"][0]["kind"], "PetNameTrainingJob");
+    EXPECT_EQ(EnvValue(pod, "MASTER_ADDR"), "rex-rank-0.rex.ml.svc");
+    EXPECT_EQ(EnvValue(pod, "MASTER_PORT"), "29500");
+    EXPECT_EQ(EnvValue(pod, "WORLD_SIZE"), "3");
+    EXPECT_EQ(EnvValue(pod, "RANK"), std::to_string(rank));
+    EXPECT_EQ(EnvValue(pod, "PET_RANK"), std::to_string(rank));
+    EXPECT_EQ(EnvValue(pod, "LOCAL_RANK"), "0");
+    EXPECT_EQ(EnvValue(pod, "PET_WORLD_SIZE"), "3");
+    EXPECT_EQ(EnvValue(pod, "PETNAME_JOB_NAME"), "rex");
+    EXPECT_EQ(EnvValue(pod, "PETNAME_NAMESPACE"), "ml");
+  }
+  EXPECT_TRUE(kube::IsControlledBy(svc, "job-uid"));
+}
+
+TEST(DesiredTest, TrainingSettingsBecomeArgs) {
+  api::Job job = TestJob(1, R"({"spec": {"training": {"epochs": 3, "learningRate": 0.5,
+    "batchSizePerReplica": 64}, "resources": {"gpusPerReplica": 2}, "metrics": {"port": 9100}}})");
+  const DesiredState d = Desired(job);
+  const Json& c = d.pods[0]["spec"]["containers"][0];
+  std::vector<std::string> args = c["args"];
+  auto after = [&](const std::string& flag) {
+    for (size_t i = 0; i + 1 < args.size(); ++i) {
+      if (args[i] == flag) return args[i + 1];
+    }
+    return std::string("<missing>");
+  };
+  EXPECT_EQ(args[0], "train");
+  EXPECT_EQ(after("--data"), "/data/pets.csv");
+  EXPECT_EQ(after("--epochs"), "3");
+  EXPECT_EQ(after("--lr"), "0.5");
+  EXPECT_EQ(after("--batch-size"), "64");
+  EXPECT_EQ(after("--metrics-port"), "9100");
+  EXPECT_EQ(after("--device"), "cuda");
+  EXPECT_EQ(c["resources"]["limits"]["nvidia.com/gpu"], "2");
+  EXPECT_EQ(c["ports"][0]["containerPort"], 9100);
+}
+
+TEST(DesiredTest, VolumesForCheckpointAndDataset) {
+  api::Job job = TestJob(1, R"({"spec": {"checkpoint": {"claimName": "ck"},
+    "dataset": {"path": "/pets/x.csv", "volume": {"hostPath": "/srv/pets", "mountPath": "/pets"}}}})");
+  const DesiredState d = Desired(job);
+  const Json& spec = d.pods[0]["spec"];
+  EXPECT_EQ(spec["volumes"][0]["persistentVolumeClaim"]["claimName"], "ck");
+  EXPECT_EQ(spec["volumes"][1]["hostPath"]["path"], "/srv/pets");
+  EXPECT_EQ(spec["containers"][0]["volumeMounts"][1]["mountPath"], "/pets");
+  EXPECT_EQ(spec["containers"][0]["volumeMounts"][1]["readOnly"], true);
+  EXPECT_TRUE(Desired(TestJob(1)).pods[0]["spec"]["volumes"][0].contains("emptyDir"));
+}
+
+TEST(DesiredTest, FinishedOrSuspendedJobsWantNoPods) {
+  api::Job done = TestJob(2, R"({"status": {"phase": "Succeeded"}})");
+  DesiredState d = Desired(done);
+  EXPECT_TRUE(d.pods.empty());
+  EXPECT_FALSE(d.prune);
+  api::Job suspended = TestJob(2, R"({"spec": {"runPolicy": {"suspend": true}}})");
+  d = Desired(suspended);
+  EXPECT_TRUE(d.pods.empty());
+  EXPECT_TRUE(d.prune);
+}
+
+TEST(DiffTest, CreatesWhatIsMissingAndLeavesForeignObjectsAlone) {
+  api::Job job = TestJob(3);
+  Observed seen;
+  seen.pods.push_back(TestPod("rex-rank-0", "job-uid", "Running"));
+  seen.pods.push_back(TestPod("rex-rank-1", "someone-else", "Running"));
+  seen.pods.push_back(TestPod("rex-extra", "", "Running"));
+  Actions a = Diff(job, Desired(job), seen);
+  ASSERT_EQ(a.create.size(), 2u);
+  EXPECT_EQ(kube::Name(a.create[0]), "rex");  // the service first
+  EXPECT_EQ(kube::Name(a.create[1]), "rex-rank-2");
+  EXPECT_EQ(a.conflicts, std::vector<std::string>{"rex-rank-1"});
+  EXPECT_TRUE(a.delete_pods.empty());
+}
+
+TEST(DiffTest, DeletesControlledPodsBeyondReplicasOnly) {
+  api::Job job = TestJob(1);
+  Observed seen;
+  seen.pods.push_back(TestPod("rex-rank-0", "job-uid", "Running"));
+  seen.pods.push_back(TestPod("rex-rank-1", "job-uid", "Running"));
+  seen.pods.push_back(TestPod("rex-rank-2", "other", "Running"));
+  seen.services.push_back(Desired(job).services[0]);
+  Actions a = Diff(job, Desired(job), seen);
+  EXPECT_TRUE(a.create.empty());
+  EXPECT_EQ(a.delete_pods, std::vector<std::string>{"rex-rank-1"});
+}
+
+TEST(DiffTest, FinishedJobKeepsItsPods) {
+  api::Job job = TestJob(2, R"({"status": {"phase": "Failed"}})");
+  Observed seen;
+  seen.pods.push_back(TestPod("rex-rank-0", "job-uid", "Failed"));
+  Actions a = Diff(job, Desired(job), seen);
+  EXPECT_TRUE(a.delete_pods.empty());
+  ASSERT_EQ(a.create.size(), 1u);
+  EXPECT_EQ(kube::Name(a.create[0]), "rex");
+}
+
+}  // namespace
+}  // namespace petname::controller

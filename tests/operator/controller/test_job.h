@@ -1,0 +1,38 @@
+// A PetNameTrainingJob and pod fixtures shared by the controller unit tests.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "operator/api/job.h"
+
+namespace petname::controller {
+
+inline api::Job TestJob(int replicas, const std::string& patch = "{}") {
+  nlohmann::json obj = nlohmann::json::parse(R"({"apiVersion": "petname.dev/v1alpha1",
+    "kind": "PetNameTrainingJob", "metadata": {"name": "rex", "namespace": "ml",
+    "uid": "job-uid", "generation": 1}, "spec": {"image": "petname:1",
+    "dataset": {"path": "/data/pets.csv"}}})");
+  obj["spec"]["replicas"] = replicas;
+  obj.merge_patch(nlohmann::json::parse(patch));
+  api::Job job;
+  api::JobFromJson(obj, &job);
+  return job;
+}
+
+// A pod named `name` controlled by `owner_uid` (none when empty) in `phase` ("" = no status).
+inline nlohmann::json TestPod(const std::string& name, const std::string& owner_uid,
+                              const std::string& phase, bool ready = false) {
+  nlohmann::json pod = {{"metadata", {{"name", name}, {"namespace", "ml"}}}};
+  if (!owner_uid.empty()) {
+    pod["metadata"]["ownerReferences"] = {{{"uid", owner_uid}, {"controller", true}}};
+  }
+  if (!phase.empty()) {
+    pod["status"] = {{"phase", phase}};
+    pod["status"]["conditions"] = {{{"type", "Ready"}, {"status", ready ? "True" : "False"}}};
+  }
+  return pod;
+}
+
+}  // namespace petname::controller

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Creating a job yields exactly N pods + 1 Service with the right env, labels, owner references
+# and volumes.
+source "$(dirname "$0")/lib.sh"
+
+start_operator
+create_job rex 4 '  checkpoint: {claimName: rex-checkpoints, path: /ck}
+  dataset: {path: /pets/seattle.csv, volume: {hostPath: /srv/pets, mountPath: /pets}}
+  training: {epochs: 3, batchSizePerReplica: 256, learningRate: 0.002}
+  metrics: {port: 9500}'
+wait_until "4 pods of rex" 30 has_pods rex 4
+wait_until "service rex" 30 k get service rex
+sleep 1  # a settled operator must not add anything more
+[[ $(pod_count rex) == 4 ]] || fail "expected exactly 4 pods"
+[[ $(k get services -o json | jq '[.items[] | select(.metadata.labels["petname.dev/job-name"] == "rex")] | length') == 1 ]] ||
+  fail "expected exactly 1 service"
+
+uid=$(job_field rex '{.metadata.uid}')
+pods=$(job_pods rex)
+for rank in 0 1 2 3; do
+  pod=$(jq --arg n "rex-rank-$rank" '.items[] | select(.metadata.name == $n)' <<<"$pods")
+  [[ -n $pod ]] || fail "pod rex-rank-$rank missing"
+  env_of() { jq -r --arg e "$1" '.spec.containers[0].env[] | select(.name == $e) | .value' <<<"$pod"; }
+  check() { [[ $2 == "$3" ]] || fail "rex-rank-$rank: $1 is '$2', want '$3'"; }
+  check MASTER_ADDR "$(env_of MASTER_ADDR)" "rex-rank-0.rex.$NS.svc"
+  check MASTER_PORT "$(env_of MASTER_PORT)" 29500
+  check WORLD_SIZE "$(env_of WORLD_SIZE)" 4
+  check RANK "$(env_of RANK)" "$rank"
+  check LOCAL_RANK "$(env_of LOCAL_RANK)" 0
+  check PET_RANK "$(env_of PET_RANK)" "$rank"
+  check PET_MASTER_ADDR "$(env_of PET_MASTER_ADDR)" "rex-rank-0.rex.$NS.svc"
+  check PETNAME_JOB_NAME "$(env_of PETNAME_JOB_NAME)" rex
+  check PETNAME_NAMESPACE "$(env_of PETNAME_NAMESPACE)" "$NS"
+  check label-name "$(jq -r '.metadata.labels["app.kubernetes.io/name"]' <<<"$pod")" petname
+  check label-job "$(jq -r '.metadata.labels["petname.dev/job-name"]' <<<"$pod")" rex
+  check label-rank "$(jq -r '.metadata.labels["petname.dev/rank"]' <<<"$pod")" "$rank"
+  check owner "$(jq -r '.metadata.ownerReferences[] | select(.controller) | "\(.kind)/\(.uid)"' <<<"$pod")" \
+    "PetNameTrainingJob/$uid"
+  check hostname "$(jq -r .spec.hostname <<<"$pod")" "rex-rank-$rank"
+  check subdomain "$(jq -r .spec.subdomain <<<"$pod")" rex
+  check restartPolicy "$(jq -r .spec.restartPolicy <<<"$pod")" Never
+  check checkpoint-claim "$(jq -r '.spec.volumes[] | select(.name == "checkpoints") | .persistentVolumeClaim.claimName' <<<"$pod")" rex-checkpoints
+  check dataset-hostPath "$(jq -r '.spec.volumes[] | select(.name == "dataset") | .hostPath.path' <<<"$pod")" /srv/pets
+  check mounts "$(jq -r '[.spec.containers[0].volumeMounts[] | select(.name | startswith("kube-api-access") | not) | "\(.name)=\(.mountPath)"] | join(",")' <<<"$pod")" \
+    "checkpoints=/ck,dataset=/pets"
+  check metrics-port "$(jq -r '.spec.containers[0].ports[] | select(.name == "metrics") | .containerPort' <<<"$pod")" 9500
+  args=$(jq -r '.spec.containers[0].args | join(" ")' <<<"$pod")
+  for want in "--data /pets/seattle.csv" "--epochs 3" "--batch-size 256" "--lr 0.002" "--checkpoint-dir /ck" "--metrics-port 9500"; do
+    [[ " $args " == *" $want "* ]] || fail "rex-rank-$rank args '$args' lack '$want'"
+  done
+done
+
+svc=$(k get service rex -o json)
+[[ $(jq -r .spec.clusterIP <<<"$svc") == None ]] || fail "service is not headless"
+[[ $(jq -r .spec.publishNotReadyAddresses <<<"$svc") == true ]] || fail "publishNotReadyAddresses unset"
+[[ $(jq -r '.metadata.ownerReferences[0].uid' <<<"$svc") == "$uid" ]] || fail "service owner"
+[[ $(jq -r '.spec.selector["petname.dev/job-name"]' <<<"$svc") == rex ]] || fail "service selector"
+
+# A GPU job: nvidia.com/gpu limits and --device cuda.
+create_job gpu 1 '  resources: {gpusPerReplica: 2}'
+wait_until "pod of gpu" 30 has_pods gpu 1
+pod=$(k get pod gpu-rank-0 -o json)
+[[ $(jq -r '.spec.containers[0].resources.limits["nvidia.com/gpu"]' <<<"$pod") == 2 ]] || fail "gpu limit"
+[[ $(jq -r '.spec.containers[0].args | join(" ")' <<<"$pod") == *"--device cuda"* ]] || fail "--device cuda"
+wait_until "status Pending" 20 phase_is rex Pending
+stop_operator
+log PASS

@@ -1,0 +1,107 @@
+# shellcheck shell=bash
+# Helpers for the operator integration tests. Each test sources this, runs against the control
+# plane the ctest fixture started (PETNAME_CLUSTER_DIR), in a namespace of its own, with the real
+# petname-operator binary (PETNAME_OPERATOR). Like envtest there is no kubelet: tests move pods
+# through phases by patching pod status through the status subresource.
+set -euo pipefail
+
+: "${PETNAME_CLUSTER_DIR:?run through ctest (the operator_cluster fixture sets it)}"
+: "${PETNAME_OPERATOR:?path of petname-operator}"
+# shellcheck source=/dev/null
+source "$PETNAME_CLUSTER_DIR/cluster.env"
+
+TEST_NAME=$(basename "$0" .sh)
+NS="${TEST_NAME//_/-}-$RANDOM"
+LOG_DIR="$PETNAME_CLUSTER_DIR/logs/$TEST_NAME"
+mkdir -p "$LOG_DIR"
+OP_PID=""
+METRICS_PORT=""
+
+log() { printf '[%s] %s\n' "$TEST_NAME" "$*" >&2; }
+fail() {
+  log "FAIL: $*"
+  exit 1
+}
+k() { "$KUBECTL" --kubeconfig "$KUBECONFIG" -n "$NS" "$@"; }
+
+# wait_until DESCRIPTION SECONDS CMD...: polls CMD until it succeeds, else fails the test.
+wait_until() {
+  local what=$1 deadline=$((SECONDS + $2))
+  shift 2
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || fail "timed out waiting for $what"
+    sleep 0.2
+  done
+}
+
+free_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 40000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || break
+  done
+  echo "$p"
+}
+
+# start_operator [FLAGS...]: runs petname-operator for this test's namespace; waits for /metrics.
+start_operator() {
+  METRICS_PORT=$(free_port)
+  "$PETNAME_OPERATOR" --kubeconfig "$KUBECONFIG" --namespace "$NS" --log-level debug \
+    --health-probe-bind-address 0 --metrics-bind-address "127.0.0.1:$METRICS_PORT" "$@" \
+    >>"$LOG_DIR/operator.log" 2>&1 &
+  OP_PID=$!
+  wait_until "operator /metrics" 20 curl -fsS "http://127.0.0.1:$METRICS_PORT/metrics"
+}
+
+# stop_operator [SIGNAL]: TERM (default) must stop it cleanly with exit 0.
+stop_operator() {
+  local sig=${1:-TERM} rc=0
+  [[ -n $OP_PID ]] || return 0
+  kill "-$sig" "$OP_PID" 2>/dev/null || true
+  wait "$OP_PID" || rc=$?
+  OP_PID=""
+  if [[ $sig == TERM && $rc -ne 0 ]]; then fail "operator exited $rc after SIGTERM"; fi
+}
+
+metric() { curl -fsS "http://127.0.0.1:$METRICS_PORT/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+
+cleanup() {
+  local rc=$?
+  stop_operator KILL
+  "$KUBECTL" --kubeconfig "$KUBECONFIG" delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
+  if ((rc != 0)); then
+    log "operator log (last 30 lines of $LOG_DIR/operator.log):"
+    tail -n 30 "$LOG_DIR/operator.log" >&2 2>/dev/null || true
+  fi
+}
+trap cleanup EXIT
+
+"$KUBECTL" --kubeconfig "$KUBECONFIG" create namespace "$NS" >/dev/null
+
+# create_job NAME REPLICAS [EXTRA_SPEC_YAML]: a PetNameTrainingJob in this namespace.
+create_job() {
+  k create -f - >/dev/null <<YAML
+apiVersion: petname.dev/v1alpha1
+kind: PetNameTrainingJob
+metadata: {name: $1}
+spec:
+  replicas: $2
+  image: petname:test
+  dataset: {path: /data/pets.csv}
+${3:-}
+YAML
+}
+
+job_pods() { k get pods -l "petname.dev/job-name=$1" -o json; }
+pod_count() { job_pods "$1" | jq '.items | length'; }
+has_pods() { [[ $(pod_count "$1") == "$2" ]]; }
+job_field() { k get pntj "$1" -o jsonpath="$2"; }
+phase_is() { [[ $(job_field "$1" '{.status.phase}') == "$2" ]]; }
+
+# set_phase POD PHASE: what a kubelet would report (Ready when Running).
+set_phase() {
+  local ready=False
+  [[ $2 == Running ]] && ready=True
+  k patch pod "$1" --subresource=status --type=merge \
+    -p "{\"status\":{\"phase\":\"$2\",\"conditions\":[{\"type\":\"Ready\",\"status\":\"$ready\"}]}}" >/dev/null
+}
