@@ -1,0 +1,73 @@
+#include "tests/trainer/launch/subprocess.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace petname::testing {
+
+Subprocess::Subprocess(const std::vector<std::string>& argv,
+                       const std::map<std::string, std::string>& env) {
+  char path[] = "/tmp/petname-subprocess-XXXXXX";
+  int fd = mkstemp(path);
+  output_path_ = path;
+  std::vector<std::string> args = argv;
+  std::vector<char*> c_args;
+  for (auto& a : args) c_args.push_back(a.data());
+  c_args.push_back(nullptr);
+  pid_ = fork();
+  if (pid_ == 0) {
+    for (const auto& [key, value] : env) setenv(key.c_str(), value.c_str(), 1);
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    execv(c_args[0], c_args.data());
+    _exit(127);
+  }
+  close(fd);
+}
+
+Subprocess::~Subprocess() {
+  if (pid_ > 0) Wait(std::chrono::seconds(0));
+  unlink(output_path_.c_str());
+}
+
+int Subprocess::Wait(std::chrono::seconds limit) {
+  if (pid_ <= 0) return -1;
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  while (waitpid(pid_, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, &status, 0);
+      pid_ = -1;
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  pid_ = -1;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + WTERMSIG(status);
+}
+
+std::string Subprocess::Output() const {
+  std::ifstream in(output_path_);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int RunProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+               std::string* output) {
+  Subprocess p(argv, env);
+  int code = p.Wait();
+  *output = p.Output();
+  return code;
+}
+
+}  // namespace petname::testing

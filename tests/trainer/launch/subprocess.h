@@ -1,0 +1,37 @@
+// Test helper: runs a real process with extra environment variables, its stdout and stderr
+// going to one file. Wait() kills it after `limit` so a hanging process fails the test
+// instead of hanging it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace petname::testing {
+
+class Subprocess {
+ public:
+  Subprocess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
+  ~Subprocess();
+
+  pid_t pid() const { return pid_; }
+
+  // Exit code (128 + signal for a signal); -1 when it had to be killed at `limit`.
+  int Wait(std::chrono::seconds limit = std::chrono::seconds(120));
+
+  // Everything the process wrote so far.
+  std::string Output() const;
+
+ private:
+  pid_t pid_ = -1;
+  std::string output_path_;
+};
+
+// Runs to completion; *output receives stdout and stderr.
+int RunProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+               std::string* output);
+
+}  // namespace petname::testing

@@ -1,0 +1,72 @@
+// The process group of a data-parallel job: rendezvous through a TCPStore hosted by rank 0,
+// then Gloo (CPU) or NCCL (CUDA builds only) collectives. This header and communicator.cc
+// are the only places that know c10d; everything else sees tensors and Status.
+//
+// Contract:
+//  - Connect() blocks until all world_size ranks have joined. A worker whose master does
+//    not resolve or listen yet retries with backoff until rendezvous_timeout, then fails
+//    with kUnavailable naming the address and the time waited. World size 1 needs no
+//    store, no port and no peers; every collective is then the identity.
+//  - Collectives must be called in the same order on every rank. A collective whose peer
+//    died or stalls fails within collective_timeout (kUnavailable) instead of hanging.
+//  - Tensors passed in must be dense and contiguous, on the group's device.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "trainer/dist/rank_env.h"
+
+namespace petname::dist {
+
+enum class Backend { kGloo, kNccl };
+
+// "gloo" / "nccl" -> Backend; false on an unknown name.
+bool ParseBackend(const std::string& name, Backend* out);
+
+struct CommOptions {
+  Backend backend = Backend::kGloo;
+  std::chrono::milliseconds rendezvous_timeout = std::chrono::seconds(300);
+  std::chrono::milliseconds collective_timeout = std::chrono::seconds(300);
+};
+
+class Communicator {
+ public:
+  static Status Connect(const RankConfig& rank, const CommOptions& options,
+                        std::unique_ptr<Communicator>* out);
+  ~Communicator();
+
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  int rank() const { return rank_; }
+  int world_size() const { return world_size_; }
+
+  // Starts an in-place sum all-reduce of `tensor`; completes at the next WaitAll().
+  Status StartAllreduceSum(const torch::Tensor& tensor);
+
+  // Waits for every started collective, in start order.
+  Status WaitAll();
+
+  // In-place sum all-reduce, synchronous.
+  Status AllreduceSum(const torch::Tensor& tensor);
+
+  // Overwrites every tensor with rank 0's values (one flattened broadcast); the tensors
+  // must share one dtype.
+  Status BroadcastFromRank0(const std::vector<torch::Tensor>& tensors);
+
+ private:
+  struct Group;
+  Communicator(int rank, int world_size, std::unique_ptr<Group> group);
+
+  int rank_;
+  int world_size_;
+  std::unique_ptr<Group> group_;  // null for world size 1
+};
+
+}  // namespace petname::dist

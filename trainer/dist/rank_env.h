@@ -1,0 +1,48 @@
+// Where this process sits in a data-parallel job: the torchrun / Kubeflow environment
+// contract. Pure (no LibTorch), so it is unit-tested under sanitizers.
+//
+// Variables read: MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK, LOCAL_RANK, and Kubeflow v2's
+// PET_MASTER_ADDR, PET_MASTER_PORT, PET_NNODES, PET_NODE_RANK as fallbacks when the
+// standard name is unset. A set flag (RankOverrides) wins over both. With nothing set the
+// process is a single rank: world 1, rank 0, 127.0.0.1:29500.
+//
+// Errors are kInvalidArgument (exit 2) and name the offending variable or flag: a value
+// that is not a whole number, a port outside 1..65535, WORLD_SIZE < 1, RANK or LOCAL_RANK
+// outside [0, WORLD_SIZE).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "common/status.h"
+
+namespace petname::dist {
+
+struct RankConfig {
+  std::string master_addr = "127.0.0.1";
+  int master_port = 29500;
+  int world_size = 1;
+  int rank = 0;
+  int local_rank = 0;
+};
+
+// Values given on the command line; unset fields fall back to the environment.
+struct RankOverrides {
+  std::optional<std::string> master_addr;
+  std::optional<int> master_port;
+  std::optional<int> world_size;
+  std::optional<int> rank;
+  std::optional<int> local_rank;
+};
+
+// Returns the value of an environment variable, or nullptr when it is unset.
+using EnvLookup = std::function<const char*(const char* name)>;
+
+// The process environment (std::getenv).
+EnvLookup ProcessEnv();
+
+Status ParseRankConfig(const EnvLookup& env, const RankOverrides& flags, RankConfig* out);
+
+}  // namespace petname::dist

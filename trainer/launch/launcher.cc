@@ -1,0 +1,287 @@
+#include "trainer/launch/launcher.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "trainer/launch/line_prefixer.h"
+
+extern char** environ;
+
+namespace petname::launch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int g_signal_pipe[2] = {-1, -1};
+
+void OnSignal(int signo) {
+  int saved = errno;
+  unsigned char byte = static_cast<unsigned char>(signo);
+  (void)!write(g_signal_pipe[1], &byte, 1);
+  errno = saved;
+}
+
+// One child output stream being copied to ours.
+struct Stream {
+  int fd = -1;  // read end; -1 once closed
+  int out_fd = -1;
+  LinePrefixer prefixer{""};
+};
+
+struct Rank {
+  pid_t pid = -1;
+  bool running = false;
+  Stream out, err;
+};
+
+void WriteAll(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+void Drain(Stream* s) {
+  char buf[4096];
+  ssize_t n = read(s->fd, buf, sizeof buf);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  if (n > 0) {
+    WriteAll(s->out_fd, s->prefixer.Feed(buf, static_cast<size_t>(n)));
+    return;
+  }
+  WriteAll(s->out_fd, s->prefixer.Flush());
+  close(s->fd);
+  s->fd = -1;
+}
+
+std::vector<std::string> ChildEnv(const LaunchOptions& options, int port, int rank) {
+  const std::vector<std::pair<std::string, std::string>> set = {
+      {"MASTER_ADDR", options.master_addr},
+      {"MASTER_PORT", std::to_string(port)},
+      {"WORLD_SIZE", std::to_string(options.nproc)},
+      {"RANK", std::to_string(rank)},
+      {"LOCAL_RANK", std::to_string(rank)},
+      {"OMP_NUM_THREADS",
+       options.threads_per_rank > 0 ? std::to_string(options.threads_per_rank) : ""},
+  };
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string entry = *e;
+    bool overridden = false;
+    for (const auto& [key, value] : set) {
+      overridden = overridden || entry.rfind(key + "=", 0) == 0;
+    }
+    if (!overridden) env.push_back(entry);
+  }
+  for (const auto& [key, value] : set) {
+    if (!value.empty()) env.push_back(key + "=" + value);
+  }
+  return env;
+}
+
+std::vector<char*> CStrings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Starts one rank; false (with errno set) when the pipes or fork fail.
+bool Spawn(const LaunchOptions& options, int port, int index, Rank* rank) {
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) return false;
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return false;
+  }
+  std::vector<std::string> args = options.args;
+  std::vector<std::string> env = ChildEnv(options, port, index);
+  std::vector<char*> argv = CStrings(args);
+  std::vector<char*> envp = CStrings(env);
+  const pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    // Only async-signal-safe calls between fork and exec.
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(1);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGCHLD, SIG_DFL);
+    dup2(out_pipe[1], STDOUT_FILENO);
+    dup2(err_pipe[1], STDERR_FILENO);
+    execve(options.executable.c_str(), argv.data(), envp.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  if (pid < 0) {
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    return false;
+  }
+  const std::string prefix = "[rank " + std::to_string(index) + "] ";
+  rank->pid = pid;
+  rank->running = true;
+  rank->out = Stream{out_pipe[0], STDOUT_FILENO, LinePrefixer(prefix)};
+  rank->err = Stream{err_pipe[0], STDERR_FILENO, LinePrefixer(prefix)};
+  return true;
+}
+
+int ExitCodeOf(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+void SignalAll(std::vector<Rank>& ranks, int signo) {
+  for (auto& r : ranks) {
+    if (r.running) kill(r.pid, signo);
+  }
+}
+
+// Installs the launcher's handlers for its lifetime and restores the old ones after.
+class SignalScope {
+ public:
+  SignalScope() {
+    if (pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return;
+    struct sigaction action {};
+    action.sa_handler = OnSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &action, &old_[i]);
+  }
+  ~SignalScope() {
+    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &old_[i], nullptr);
+    close(g_signal_pipe[0]);
+    close(g_signal_pipe[1]);
+    g_signal_pipe[0] = g_signal_pipe[1] = -1;
+  }
+  bool ok() const { return g_signal_pipe[0] >= 0; }
+
+ private:
+  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGCHLD};
+  struct sigaction old_[3];
+};
+
+}  // namespace
+
+int ThreadsPerRank(int cores, int nproc) { return std::max(1, cores / std::max(1, nproc)); }
+
+int FreeTcpPort() {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+int RunRanks(const LaunchOptions& options) {
+  SignalScope signals;
+  if (!signals.ok()) {
+    std::fprintf(stderr, "launcher: cannot create a pipe: %s\n", std::strerror(errno));
+    return 1;
+  }
+  const int port = FreeTcpPort();
+  if (port == 0) {
+    std::fprintf(stderr, "launcher: no free TCP port on 127.0.0.1\n");
+    return 1;
+  }
+  std::vector<Rank> ranks(static_cast<size_t>(options.nproc));
+  int result = 0;
+  bool failed = false;
+  Clock::time_point kill_at = Clock::time_point::max();
+  for (int i = 0; i < options.nproc; ++i) {
+    if (!Spawn(options, port, i, &ranks[static_cast<size_t>(i)])) {
+      std::fprintf(stderr, "launcher: cannot start rank %d (%s): %s\n", i,
+                   options.executable.c_str(), std::strerror(errno));
+      result = 1;
+      failed = true;
+      SignalAll(ranks, SIGTERM);
+      kill_at = Clock::now() + options.grace;
+      break;
+    }
+  }
+
+  int forwarded = 0;
+  for (;;) {
+    std::vector<pollfd> fds{{g_signal_pipe[0], POLLIN, 0}};
+    std::vector<Stream*> streams;
+    bool any_running = false;
+    for (auto& r : ranks) {
+      any_running = any_running || r.running;
+      for (Stream* s : {&r.out, &r.err}) {
+        if (s->fd < 0) continue;
+        fds.push_back({s->fd, POLLIN, 0});
+        streams.push_back(s);
+      }
+    }
+    if (!any_running && streams.empty()) break;
+    int timeout_ms = -1;
+    if (kill_at != Clock::time_point::max()) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(kill_at - Clock::now());
+      timeout_ms = static_cast<int>(std::max<int64_t>(0, left.count()));
+    }
+    int n = poll(fds.data(), fds.size(), timeout_ms);
+    if (n < 0 && errno != EINTR) break;
+    if (Clock::now() >= kill_at) {
+      SignalAll(ranks, SIGKILL);
+      kill_at = Clock::time_point::max();
+    }
+    for (size_t i = 1; i < fds.size(); ++i) {
+      if (fds[i].revents != 0) Drain(streams[i - 1]);
+    }
+    if (fds[0].revents == 0) continue;
+    unsigned char signo;
+    while (read(g_signal_pipe[0], &signo, 1) == 1) {
+      if (signo == SIGCHLD) continue;
+      ++forwarded;
+      SignalAll(ranks, forwarded == 1 ? signo : SIGKILL);
+    }
+    for (size_t i = 0; i < ranks.size(); ++i) {
+      int status;
+      if (!ranks[i].running || waitpid(ranks[i].pid, &status, WNOHANG) != ranks[i].pid) continue;
+      ranks[i].running = false;
+      int code = ExitCodeOf(status);
+      if (code != 0 && !failed) {
+        failed = true;
+        result = code;
+        std::fprintf(stderr, "launcher: rank %zu exited with code %d; stopping the others\n", i,
+                     code);
+        SignalAll(ranks, SIGTERM);
+        kill_at = Clock::now() + options.grace;
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace petname::launch
