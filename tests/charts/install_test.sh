@@ -128,12 +128,12 @@ check "cpu-job status written" eventually 30 has_phase
 check "operator log free of 403s" no_forbidden
 stop_operator
 
+k create namespace team-a >/dev/null
 check "helm upgrade to namespace scope" "$HELM" --kubeconfig "$DIR/kubeconfig" upgrade rel \
   "$ROOT/charts/petname-operator" --namespace "$NS" --set scope=namespace,watchNamespace=team-a \
   --reuse-values
 check "ClusterRole gone" eventually 30 no_clusterrole
 check "RBAC: jobs in team-a only" team_a_only
-k create namespace team-a >/dev/null
 sa_kubeconfig
 check "operator ready as the ServiceAccount (--namespace team-a)" start_operator --namespace team-a
 check "team-a job accepted" k -n team-a apply -f "$ROOT/examples/cpu-job.yaml"
