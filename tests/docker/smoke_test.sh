@@ -71,3 +71,5 @@ podman logs "$RANK0" >"$TMP/rank-0.log" 2>&1 || true
 podman logs "$RANK1" >"$TMP/rank-1.log" 2>&1 || true
 has_checkpoint() { [[ -s $TMP/checkpoints/latest ]] && [[ -f $TMP/checkpoints/$(cat "$TMP/checkpoints/latest")/manifest.json ]]; }
 check "checkpoint on the mounted host directory" has_checkpoint
+two_ranks() { grep -Eq '"world_size": *2' "$TMP/checkpoints/$(cat "$TMP/checkpoints/latest")/manifest.json"; }
+check "checkpoint written by a 2-rank job (manifest world_size 2)" two_ranks
