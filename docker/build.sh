@@ -51,13 +51,13 @@ mirror() {
   echo "$uri"
 }
 
-lock() { # NAME: held until the script exits, so parallel runs build each image once
+lock() { # NAME: held until the (sub)shell exits, so parallel runs build each image once
   local fd
   exec {fd}>"$CACHE/.lock-$1"
   flock "$fd"
 }
 
-build_base() {
+build_base() ( # a subshell: the lock is released when the base exists
   lock base
   if podman image exists "$BASE"; then return; fi
   local rootfs=$CACHE/rootfs-bookworm
@@ -70,7 +70,7 @@ build_base() {
   tar -C "$rootfs" -c . | podman import -q --change 'CMD ["/bin/bash"]' - "$BASE" >/dev/null
   rm -rf "$rootfs"
   log "imported $BASE"
-}
+)
 
 # The Dockerfile and the tracked sources its build copies (the Dockerfiles copy named
 # directories only).
