@@ -5,7 +5,7 @@
 #
 # Installs crds/petname.dev_petnametrainingjobs.yaml (cluster-wide, left installed), works in a fresh
 # namespace crd-test-* (deleted at the end) and checks: Established, `kubectl explain`, defaulting of
-# crds/examples/cpu-job.yaml, that tests/crds/valid/*.yaml are accepted, that each tests/crds/invalid/*.yaml
+# examples/cpu-job.yaml, that tests/crds/valid/*.yaml are accepted, that each tests/crds/invalid/*.yaml
 # is rejected by the server with a message containing its `# expect: <substring>` line (through
 # `kubectl apply --validate=strict` and through a raw POST with ?fieldValidation=Strict), pruning of unknown
 # fields, the status subresource and the printer columns.
@@ -20,7 +20,7 @@ source "$ROOT/tests/cluster/env.sh"
 KC=${1:?usage: run.sh KUBECONFIG}
 [[ -x $KUBECTL ]] || { echo "kubectl not cached at $KUBECTL; run tests/cluster/build.sh" >&2; exit 2; }
 CRD="$ROOT/crds/petname.dev_petnametrainingjobs.yaml"
-EXAMPLE="$ROOT/crds/examples/cpu-job.yaml"
+EXAMPLE="$ROOT/examples/cpu-job.yaml"
 NS="crd-test-$$-$RANDOM"
 API="/apis/petname.dev/v1alpha1/namespaces/$NS/petnametrainingjobs"
 TMP=$(mktemp -d)

@@ -1,0 +1,66 @@
+{{/* Name of the chart, overridable with nameOverride. */}}
+{{- define "petname-operator.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Prefix of every object name: fullnameOverride, else release-chart (or release alone when it already contains the chart name). */}}
+{{- define "petname-operator.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* Labels on every object. */}}
+{{- define "petname-operator.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{ include "petname-operator.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/* Labels that select the operator pods. */}}
+{{- define "petname-operator.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "petname-operator.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/* The ServiceAccount the operator runs as. */}}
+{{- define "petname-operator.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "petname-operator.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* The namespace watched when scope is namespace. */}}
+{{- define "petname-operator.watchNamespace" -}}
+{{- default .Release.Namespace .Values.watchNamespace }}
+{{- end }}
+
+{{/*
+The rules the operator needs, derived from operator/: informers list and watch jobs, pods and
+services; the reconciler creates pods and services, reads one back on a 409 conflict, deletes
+pods and replaces job status. tests/charts/template_test.py keeps this list exact.
+*/}}
+{{- define "petname-operator.rules" -}}
+- apiGroups: ["petname.dev"]
+  resources: ["petnametrainingjobs"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["petname.dev"]
+  resources: ["petnametrainingjobs/status"]
+  verbs: ["update"]
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list", "watch", "create", "delete"]
+- apiGroups: [""]
+  resources: ["services"]
+  verbs: ["get", "list", "watch", "create"]
+{{- end }}

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Installs charts/petname-operator into a real control plane (tests/cluster/up.sh, temp dir) and
+# runs build/bin/petname-operator locally as the chart's ServiceAccount (a TokenRequest token, so
+# the apiserver authorises every call against the chart's RBAC and nothing else):
+#   CRD established, Deployment accepted and rolled into a ReplicaSet, RBAC allows exactly what the
+#   operator needs, examples/cpu-job.yaml turned into rank pods + Service; then the same with the
+#   namespace-scoped install (Role, --namespace).
+#
+#   tests/charts/install_test.sh [PETNAME_OPERATOR]     (default: build/bin/petname-operator)
+#
+# Last line: `N passed, N failed`. The cluster dir is kept when something failed.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+OPERATOR=${1:-$ROOT/build/bin/petname-operator}
+source "$ROOT/tests/cluster/env.sh"
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/petname-chart-test.XXXXXX")
+NS=petname-system
+SA=system:serviceaccount:$NS:rel-petname-operator
+CHECKS_LOG=$DIR/checks.log
+source "$ROOT/tests/lib/checks.sh"
+OP_PID=""
+
+finish() {
+  stop_operator
+  "$ROOT/tests/cluster/down.sh" "$DIR" 2>/dev/null || true
+  if ((FAILED == 0)); then rm -rf "$DIR"; else echo "cluster dir kept for inspection: $DIR" >&2; fi
+  checks_summary && exit 0
+  exit 1
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+export PETNAME_CLUSTER_OWNER_PID=$$
+
+k() { "$KUBECTL" --kubeconfig "$DIR/kubeconfig" "$@"; }
+can() { [[ $(k auth can-i --as "$SA" "$@" 2>/dev/null) == yes ]]; }
+cannot() { ! can "$@"; }
+eventually() { # SECONDS COMMAND...: retry every 0.5 s
+  local deadline=$((SECONDS + $1))
+  shift
+  until "$@"; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.5
+  done
+}
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# A kubeconfig that authenticates as the ServiceAccount with a fresh token.
+sa_kubeconfig() {
+  local server ca token
+  server=$(k config view --raw --minify -o jsonpath='{.clusters[0].cluster.server}')
+  ca=$(k config view --raw --minify -o jsonpath='{.clusters[0].cluster.certificate-authority-data}')
+  token=$(k -n "$NS" create token rel-petname-operator --duration 1h)
+  cat >"$DIR/sa.kubeconfig" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+clusters: [{name: test, cluster: {server: "$server", certificate-authority-data: "$ca"}}]
+users: [{name: sa, user: {token: "$token"}}]
+contexts: [{name: sa, context: {cluster: test, user: sa}}]
+current-context: sa
+KUBECONFIG
+}
+start_operator() { # EXTRA_ARGS...
+  local health
+  health=$(free_port)
+  "$OPERATOR" --kubeconfig "$DIR/sa.kubeconfig" --metrics-bind-address 0 \
+    --health-probe-bind-address "127.0.0.1:$health" "$@" >>"$DIR/operator.log" 2>&1 &
+  OP_PID=$!
+  eventually 60 curl -sf "http://127.0.0.1:$health/readyz" >/dev/null
+}
+stop_operator() {
+  if [[ -n $OP_PID ]]; then
+    kill "$OP_PID" 2>/dev/null || true
+    wait "$OP_PID" 2>/dev/null || true
+    OP_PID=""
+  fi
+}
+pods_of() { # NAMESPACE JOB: number of rank pods
+  k -n "$1" get pods -l "petname.dev/job-name=$2" -o name 2>/dev/null | wc -l
+}
+has_pods() { [[ $(pods_of "$1" "$2") -eq $3 ]]; }
+has_replicaset() { [[ $(k -n "$NS" get rs -l app.kubernetes.io/instance=rel -o name | wc -l) -eq 1 ]]; }
+has_dashboard() { k -n "$NS" get cm -l grafana_dashboard=1 -o name | grep -q dashboard; }
+has_phase() { [[ -n $(k -n default get pntj cpu-job -o jsonpath='{.status.phase}') ]]; }
+can_pods() { can create pods -n default && can delete pods -n default; }
+no_forbidden() { ! grep -q 'HTTP 403' "$DIR/operator.log"; }
+no_clusterrole() { ! k get clusterrole rel-petname-operator; }
+team_a_only() {
+  can list petnametrainingjobs.petname.dev -n team-a &&
+    cannot list petnametrainingjobs.petname.dev -n default
+}
+
+if [[ ! -x $OPERATOR ]]; then
+  not_ok "petname-operator not built at $OPERATOR"
+  exit 1
+fi
+if ! "$ROOT/tests/cluster/up.sh" "$DIR" >/dev/null 2>"$DIR/up.err"; then
+  not_ok "control plane did not start (see $DIR/*.log)"
+  exit 1
+fi
+
+check "helm install (cluster scope)" "$HELM" --kubeconfig "$DIR/kubeconfig" install rel \
+  "$ROOT/charts/petname-operator" --namespace "$NS" --create-namespace
+check "CRD established" k wait --for condition=established --timeout 60s \
+  crd/petnametrainingjobs.petname.dev
+check "Deployment accepted" k -n "$NS" get deployment rel-petname-operator
+check "Deployment rolled into a ReplicaSet by the controller manager" eventually 60 has_replicaset
+check "dashboard ConfigMap labelled grafana_dashboard=1" has_dashboard
+
+check "RBAC: watch jobs in all namespaces" can watch petnametrainingjobs.petname.dev -A
+check "RBAC: update job status" can update petnametrainingjobs.petname.dev --subresource status -n default
+check "RBAC: create and delete pods" can_pods
+check "RBAC: create services" can create services -n default
+check "RBAC: no pod updates" cannot update pods -n default
+check "RBAC: no service deletes" cannot delete services -n default
+check "RBAC: no secrets" cannot get secrets -n default
+check "RBAC: no spec writes on jobs" cannot update petnametrainingjobs.petname.dev -n default
+check "RBAC: no deployments" cannot create deployments.apps -n default
+
+sa_kubeconfig
+check "operator ready as the ServiceAccount (cluster scope)" start_operator
+check "every example accepted by the apiserver (dry run)" k -n default apply --dry-run=server --validate=strict -f "$ROOT/examples/"
+check "example cpu-job accepted" k -n default apply -f "$ROOT/examples/cpu-job.yaml"
+check "cpu-job turned into 2 rank pods" eventually 60 has_pods default cpu-job 2
+check "cpu-job has its headless Service" eventually 30 k -n default get service cpu-job
+check "cpu-job status written" eventually 30 has_phase
+check "operator log free of 403s" no_forbidden
+stop_operator
+
+k create namespace team-a >/dev/null
+check "helm upgrade to namespace scope" "$HELM" --kubeconfig "$DIR/kubeconfig" upgrade rel \
+  "$ROOT/charts/petname-operator" --namespace "$NS" --set scope=namespace,watchNamespace=team-a \
+  --reuse-values
+check "ClusterRole gone" eventually 30 no_clusterrole
+check "RBAC: jobs in team-a only" team_a_only
+sa_kubeconfig
+check "operator ready as the ServiceAccount (--namespace team-a)" start_operator --namespace team-a
+check "team-a job accepted" k -n team-a apply -f "$ROOT/examples/cpu-job.yaml"
+check "team-a job turned into 2 rank pods" eventually 60 has_pods team-a cpu-job 2
+check "namespaced operator log free of 403s" no_forbidden
+stop_operator
+check "helm uninstall" "$HELM" --kubeconfig "$DIR/kubeconfig" uninstall rel --namespace "$NS"
+check "CRD kept after uninstall" k get crd petnametrainingjobs.petname.dev

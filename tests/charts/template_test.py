@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Offline tests of charts/petname-operator: helm lint, the chart CRDs equal to crds/, and
+`helm template` under several value sets with assertions on the rendered objects.
+
+    tests/charts/template_test.py HELM
+
+Prints one `ok -`/`not ok -` line per check and `N passed, N failed` last; exit 1 on a failure.
+"""
+import json
+import pathlib
+import subprocess
+import sys
+
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CHART = ROOT / "charts" / "petname-operator"
+HELM = sys.argv[1] if len(sys.argv) > 1 else "helm"
+
+# What operator/ does through the API (informers: list + watch; reconciler: create, get on a
+# 409, delete pods, PUT status). The chart must grant exactly this and nothing more.
+OPERATOR_RULES = [
+    {"apiGroups": ["petname.dev"], "resources": ["petnametrainingjobs"],
+     "verbs": ["get", "list", "watch"]},
+    {"apiGroups": ["petname.dev"], "resources": ["petnametrainingjobs/status"],
+     "verbs": ["update"]},
+    {"apiGroups": [""], "resources": ["pods"],
+     "verbs": ["get", "list", "watch", "create", "delete"]},
+    {"apiGroups": [""], "resources": ["services"], "verbs": ["get", "list", "watch", "create"]},
+]
+LEASE_RULES = [{"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
+                "verbs": ["get", "create", "update"]}]
+
+passed = failed = 0
+
+
+def check(name, cond, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        print(f"ok - {name}")
+    else:
+        failed += 1
+        print(f"not ok - {name}{': ' + detail if detail else ''}")
+
+
+def helm(*args):
+    return subprocess.run([HELM, *args], capture_output=True, text=True)
+
+
+def render(*sets, namespace="petname-system"):
+    args = ["template", "rel", str(CHART), "--namespace", namespace]
+    for s in sets:
+        args += ["--set", s]
+    r = helm(*args)
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr.strip())
+    objs = [o for o in yaml.safe_load_all(r.stdout) if o]
+    return {(o["kind"], o["metadata"]["name"]): o for o in objs}
+
+
+def kinds(objs):
+    return sorted(k for k, _ in objs)
+
+
+def container(objs):
+    return objs[("Deployment", "rel-petname-operator")]["spec"]["template"]["spec"]["containers"][0]
+
+
+def test_lint_and_crds():
+    r = helm("lint", "--strict", str(CHART))
+    check("helm lint --strict", r.returncode == 0, r.stdout + r.stderr)
+    top = sorted(p.name for p in (ROOT / "crds").glob("*.yaml"))
+    chart = sorted(p.name for p in (CHART / "crds").glob("*.yaml"))
+    check("chart crds/ holds the same files as crds/", top == chart, f"{top} vs {chart}")
+    for name in top:
+        same = (ROOT / "crds" / name).read_bytes() == (CHART / "crds" / name).read_bytes()
+        check(f"chart crds/{name} identical to crds/{name}", same)
+
+
+def test_defaults():
+    objs = render()
+    check("defaults: object kinds", kinds(objs) == [
+        "ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "Service",
+        "ServiceAccount"], str(kinds(objs)))
+    role = objs[("ClusterRole", "rel-petname-operator")]
+    check("defaults: ClusterRole has exactly the operator's rules",
+          role["rules"] == OPERATOR_RULES, json.dumps(role["rules"]))
+    binding = objs[("ClusterRoleBinding", "rel-petname-operator")]
+    check("defaults: binding names the ServiceAccount",
+          binding["subjects"] == [{"kind": "ServiceAccount", "name": "rel-petname-operator",
+                                   "namespace": "petname-system"}]
+          and binding["roleRef"]["kind"] == "ClusterRole")
+    dep = objs[("Deployment", "rel-petname-operator")]
+    pod = dep["spec"]["template"]["spec"]
+    c = container(objs)
+    check("defaults: one replica", dep["spec"]["replicas"] == 1)
+    check("defaults: runs as the chart's ServiceAccount",
+          pod["serviceAccountName"] == "rel-petname-operator")
+    psc, sc = pod["securityContext"], c["securityContext"]
+    check("hardened: runAsNonRoot with a non-zero uid",
+          psc.get("runAsNonRoot") is True and psc.get("runAsUser", 0) > 0)
+    check("hardened: seccomp RuntimeDefault",
+          psc.get("seccompProfile", {}).get("type") == "RuntimeDefault")
+    check("hardened: readOnlyRootFilesystem", sc.get("readOnlyRootFilesystem") is True)
+    check("hardened: no privilege escalation", sc.get("allowPrivilegeEscalation") is False)
+    check("hardened: drops ALL capabilities", sc.get("capabilities", {}).get("drop") == ["ALL"])
+    check("resources: requests and limits",
+          set(c["resources"]) == {"requests", "limits"}
+          and set(c["resources"]["limits"]) == {"cpu", "memory"})
+    check("probes: liveness /healthz, readiness /readyz on the health port",
+          c["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "health"}
+          and c["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "health"})
+    ports = {p["name"]: p["containerPort"] for p in c["ports"]}
+    check("ports: metrics 8080, health 8081", ports == {"http-metrics": 8080, "health": 8081})
+    check("args: all namespaces, bind addresses, no leader election",
+          c["args"] == ["--workers=4", "--qps=20", "--burst=30", "--log-level=info",
+                        "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081"],
+          str(c["args"]))
+    svc = objs[("Service", "rel-petname-operator-metrics")]
+    check("metrics Service selects the operator pods on http-metrics",
+          svc["spec"]["selector"] == dep["spec"]["selector"]["matchLabels"]
+          and svc["spec"]["ports"][0]["targetPort"] == "http-metrics")
+    cm = objs[("ConfigMap", "rel-petname-operator-dashboard")]
+    dashboard = (CHART / "dashboards" / "petname-training.json").read_text()
+    check("dashboard ConfigMap labelled grafana_dashboard: \"1\"",
+          cm["metadata"]["labels"].get("grafana_dashboard") == "1")
+    check("dashboard ConfigMap holds dashboards/petname-training.json",
+          json.loads(cm["data"]["petname-training.json"]) == json.loads(dashboard))
+
+
+def test_namespace_scope():
+    objs = render("scope=namespace")
+    check("namespace scope: Role + RoleBinding, no cluster-wide RBAC",
+          "ClusterRole" not in kinds(objs) and "ClusterRoleBinding" not in kinds(objs)
+          and "Role" in kinds(objs) and "RoleBinding" in kinds(objs), str(kinds(objs)))
+    role = objs[("Role", "rel-petname-operator")]
+    check("namespace scope: Role in the release namespace with the operator's rules",
+          role["metadata"]["namespace"] == "petname-system" and role["rules"] == OPERATOR_RULES)
+    check("namespace scope: --namespace passed",
+          container(objs)["args"][0] == "--namespace=petname-system")
+    objs = render("scope=namespace", "watchNamespace=team-a")
+    role, binding = objs[("Role", "rel-petname-operator")], objs[("RoleBinding", "rel-petname-operator")]
+    check("watchNamespace: Role and RoleBinding there, subject in the release namespace",
+          role["metadata"]["namespace"] == "team-a" and binding["metadata"]["namespace"] == "team-a"
+          and binding["subjects"][0]["namespace"] == "petname-system")
+    check("watchNamespace: --namespace=team-a", container(objs)["args"][0] == "--namespace=team-a")
+
+
+def test_leader_election():
+    try:
+        render("replicas=2")
+        check("replicas > 1 without leader election is refused", False)
+    except RuntimeError as e:
+        check("replicas > 1 without leader election is refused", "leaderElection" in str(e), str(e))
+    objs = render("replicas=2", "leaderElection.enabled=true")
+    check("leader election: --leader-elect passed", "--leader-elect" in container(objs)["args"])
+    role = objs.get(("Role", "rel-petname-operator-leader-election"))
+    check("leader election: a Role for leases only",
+          role is not None and role["rules"] == LEASE_RULES)
+    check("leader election: bound to the ServiceAccount",
+          ("RoleBinding", "rel-petname-operator-leader-election") in objs)
+
+
+def test_monitoring():
+    objs = render("serviceMonitor.enabled=true", "prometheusRule.enabled=true",
+                  "serviceMonitor.labels.release=kps", "dashboard.enabled=false")
+    sm = objs.get(("ServiceMonitor", "rel-petname-operator"))
+    check("ServiceMonitor scrapes http-metrics with the extra label",
+          sm is not None and sm["spec"]["endpoints"][0]["port"] == "http-metrics"
+          and sm["metadata"]["labels"]["release"] == "kps")
+    pr = objs.get(("PrometheusRule", "rel-petname-operator"))
+    rules = yaml.safe_load((CHART / "rules" / "petname.rules.yaml").read_text())
+    check("PrometheusRule groups equal rules/petname.rules.yaml",
+          pr is not None and pr["spec"]["groups"] == rules["groups"])
+    check("dashboard.enabled=false drops the ConfigMap", "ConfigMap" not in kinds(objs))
+
+
+def test_schema_rejects():
+    for bad in ["scope=everywhere", "replicas=-1", "operator.logLevel=loud", "operator.workers=0",
+                "image.pullPolicy=Sometimes", "unknownKey=1", "serviceMonitor.interval=soon"]:
+        r = helm("template", "rel", str(CHART), "--set", bad)
+        check(f"schema rejects {bad}", r.returncode != 0 and "rel" not in r.stdout, r.stdout[:200])
+
+
+def test_service_account_off():
+    objs = render("serviceAccount.create=false", "serviceAccount.name=existing", "rbac.create=false")
+    check("serviceAccount.create=false, rbac.create=false: only Deployment, Service, ConfigMap",
+          kinds(objs) == ["ConfigMap", "Deployment", "Service"], str(kinds(objs)))
+    pod = objs[("Deployment", "rel-petname-operator")]["spec"]["template"]["spec"]
+    check("existing ServiceAccount used", pod["serviceAccountName"] == "existing")
+
+
+for test in [test_lint_and_crds, test_defaults, test_namespace_scope, test_leader_election,
+             test_monitoring, test_schema_rejects, test_service_account_off]:
+    try:
+        test()
+    except Exception as e:  # a rendering failure is one failed check, not a crash
+        check(test.__name__, False, str(e))
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

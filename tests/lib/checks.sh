@@ -1,0 +1,19 @@
+# shellcheck shell=bash
+# Source this file for TAP-like checks in test scripts:
+#   ok NAME / not_ok NAME      count and print `ok - NAME` / `not ok - NAME`
+#   check NAME COMMAND...      runs COMMAND (output appended to $CHECKS_LOG) and reports it
+#   checks_summary             prints `N passed, N failed`; returns 1 when a check failed
+PASSED=0
+FAILED=0
+: "${CHECKS_LOG:=/dev/null}"
+ok() { PASSED=$((PASSED + 1)); echo "ok - $1"; }
+not_ok() { FAILED=$((FAILED + 1)); echo "not ok - $1"; }
+check() {
+  local name=$1
+  shift
+  if "$@" >>"$CHECKS_LOG" 2>&1; then ok "$name"; else not_ok "$name"; fi
+}
+checks_summary() {
+  echo "$PASSED passed, $FAILED failed"
+  ((FAILED == 0))
+}
