@@ -20,13 +20,13 @@ torch::Tensor Gemm(const torch::Tensor& a, const torch::Tensor& b) {
 
 class Recurrence : public torch::autograd::Function<Recurrence> {
  public:
-  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& xproj,
-                               const torch::Tensor& w_hh, at::ScalarType gemm_type) {
+  static torch::Tensor forward(AutogradContext* ctx, torch::Tensor xproj, const torch::Tensor& w_hh,
+                               at::ScalarType gemm_type) {
     const int64_t steps = xproj.size(0);
     const int64_t batch = xproj.size(1);
     const int64_t hidden = w_hh.size(1);
     torch::Tensor w_t = w_hh.t().to(gemm_type).contiguous();  // [H, 4H]
-    torch::Tensor gates = xproj.clone();                      // pre-activations, then activations
+    torch::Tensor gates = xproj;  // consumed: pre-activations, then activations
     torch::Tensor c = torch::empty({steps, batch, hidden}, xproj.options());
     torch::Tensor h = torch::empty({steps, batch, hidden}, xproj.options());
     torch::Tensor zeros = torch::zeros({batch, hidden}, xproj.options());
@@ -61,6 +61,10 @@ class Recurrence : public torch::autograd::Function<Recurrence> {
     const torch::Tensor& h = saved[1];
     torch::Tensor gates = ctx->saved_data["gates"].toTensor();
     const torch::Tensor c = ctx->saved_data["c"].toTensor();
+    // The node keeps saved_data until the whole graph dies; drop it now so that each layer's
+    // buffers are freed as soon as the backward pass has moved below it.
+    ctx->saved_data.erase("gates");
+    ctx->saved_data.erase("c");
     const auto gemm_type = static_cast<at::ScalarType>(ctx->saved_data["gemm_type"].toInt());
     const int64_t steps = gates.size(0);
     const int64_t batch = gates.size(1);
@@ -86,11 +90,13 @@ class Recurrence : public torch::autograd::Function<Recurrence> {
       });
     }
     // dW_hh = sum over t >= 1 of dgates_t^T h_{t-1} (h_{-1} = 0 contributes nothing).
-    torch::Tensor dw_hh = torch::zeros_like(w_hh);
+    torch::Tensor dw_hh;
     if (steps > 1) {
       torch::Tensor dg = gates.narrow(0, 1, steps - 1).reshape({-1, 4 * hidden});
       torch::Tensor hp = h.narrow(0, 0, steps - 1).reshape({-1, hidden});
       dw_hh = Gemm(dg.t(), hp.to(gemm_type));
+    } else {
+      dw_hh = torch::zeros_like(w_hh);
     }
     return {gates, dw_hh, torch::Tensor()};
   }
@@ -98,7 +104,7 @@ class Recurrence : public torch::autograd::Function<Recurrence> {
 
 }  // namespace
 
-torch::Tensor LstmRecurrence(const torch::Tensor& xproj, const torch::Tensor& w_hh,
+torch::Tensor LstmRecurrence(torch::Tensor xproj, const torch::Tensor& w_hh,
                              at::ScalarType gemm_type) {
   TORCH_CHECK(xproj.dim() == 3 && xproj.scalar_type() == torch::kFloat32 && xproj.is_contiguous(),
               "LstmRecurrence: xproj must be a contiguous fp32 [T, B, 4H] tensor");

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "trainer/model/lstm_recurrence.h"
 
@@ -35,15 +36,17 @@ torch::Tensor LstmStackImpl::forward(const torch::Tensor& tokens, at::ScalarType
   const int64_t steps = tokens.size(0);
   const int64_t batch = tokens.size(1);
   const Layer& first = layers_.front();
-  torch::Tensor xproj =
-      torch::embedding(first.w_ih.t().contiguous(), tokens) + (first.b_ih + first.b_hh);
-  torch::Tensor h = LstmRecurrence(xproj, first.w_hh, gemm_type);
+  // Adding the bias in place keeps one [T, B, 4H] buffer instead of two (embedding saves
+  // only the indices, so its output may be modified).
+  torch::Tensor h = LstmRecurrence(
+      torch::embedding(first.w_ih.t().contiguous(), tokens).add_(first.b_ih + first.b_hh),
+      first.w_hh, gemm_type);
   for (size_t k = 1; k < layers_.size(); ++k) {
     const Layer& layer = layers_[k];
-    xproj = Project(h.view({steps * batch, hidden_size_}), layer.w_ih, layer.b_ih + layer.b_hh,
-                    gemm_type)
-                .view({steps, batch, 4 * hidden_size_});
-    h = LstmRecurrence(xproj, layer.w_hh, gemm_type);
+    torch::Tensor xproj = Project(h.view({steps * batch, hidden_size_}), layer.w_ih,
+                                  layer.b_ih + layer.b_hh, gemm_type)
+                              .view({steps, batch, 4 * hidden_size_});
+    h = LstmRecurrence(std::move(xproj), layer.w_hh, gemm_type);
   }
   return h;
 }
