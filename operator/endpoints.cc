@@ -16,7 +16,7 @@ Status Endpoint::Start(const std::string& bind, std::map<std::string, Handler> r
   try {
     listener_ = std::make_unique<web::http::experimental::listener::http_listener>(
         "http://" + host + ":" + bind.substr(colon + 1));
-    listener_->support(web::http::methods::GET, [this](web::http::http_request req) {
+    listener_->support(web::http::methods::GET, [this](const web::http::http_request& req) {
       auto it = routes_.find(req.relative_uri().path());
       if (it == routes_.end()) {
         req.reply(web::http::status_codes::NotFound, "not found\n");

@@ -79,7 +79,7 @@ Status ParseTls(const RestConfig& cfg, std::shared_ptr<TlsMaterial>* out) {
 }
 
 http_client_config ClientConfig(const RestConfig& cfg, std::chrono::seconds timeout,
-                                std::shared_ptr<TlsMaterial> tls) {
+                                const std::shared_ptr<TlsMaterial>& tls) {
   http_client_config c;
   c.set_timeout(timeout);
   c.set_validate_certificates(!cfg.insecure_skip_tls_verify);
@@ -116,11 +116,12 @@ Status RestClient::Create(RestConfig config, ClientOptions options,
   std::shared_ptr<TlsMaterial> tls;
   Status s = ParseTls(config, &tls);
   if (!s.ok()) return Status::InvalidArgument(config.server + ": " + s.message());
-  out->reset(new RestClient(std::move(config), options, std::move(tls)));
+  out->reset(new RestClient(std::move(config), options, tls));
   return Status::Ok();
 }
 
-RestClient::RestClient(RestConfig config, ClientOptions options, std::shared_ptr<TlsMaterial> tls)
+RestClient::RestClient(RestConfig config, ClientOptions options,
+                       const std::shared_ptr<TlsMaterial>& tls)
     : config_(std::move(config)),
       options_(options),
       bucket_(options.qps, options.burst),

@@ -60,7 +60,7 @@ class RestClient {
   bool shut_down() const { return shut_down_.load(); }
 
  private:
-  RestClient(RestConfig config, ClientOptions options, std::shared_ptr<TlsMaterial> tls);
+  RestClient(RestConfig config, ClientOptions options, const std::shared_ptr<TlsMaterial>& tls);
   web::http::http_request NewRequest(const std::string& method, const std::string& path);
   std::string Token();
 

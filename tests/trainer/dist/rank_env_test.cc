@@ -73,9 +73,9 @@ TEST(RankEnvTest, FlagsOverrideEnvironment) {
   EXPECT_EQ(c.master_addr, "flag-host");
 }
 
-void ExpectInvalid(std::map<std::string, std::string> vars, const std::string& names) {
+void ExpectInvalid(const std::map<std::string, std::string>& vars, const std::string& names) {
   RankConfig c;
-  Status st = ParseRankConfig(Env(std::move(vars)), {}, &c);
+  Status st = ParseRankConfig(Env(vars), {}, &c);
   EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(st.ExitCode(), 2);
   EXPECT_NE(st.message().find(names), std::string::npos) << st.message();
