@@ -10,7 +10,8 @@ namespace petname::controller {
 Controller::Controller(kube::RestClient* client, ControllerOptions options)
     : client_(client),
       options_(std::move(options)),
-      queue_(std::chrono::milliseconds(50), std::chrono::seconds(60)) {
+      queue_(std::chrono::milliseconds(50), std::chrono::seconds(60)),
+      events_(client, "petname-operator") {
   const std::string selector =
       kube::SelectorString({{api::kNameLabel, api::kAppName}, {api::kJobNameLabel, ""}});
   jobs_ = std::make_unique<kube::Informer>(client_, JobsPath(options_.ns), "",
@@ -20,8 +21,8 @@ Controller::Controller(kube::RestClient* client, ControllerOptions options)
   services_ =
       std::make_unique<kube::Informer>(client_, CorePath(options_.ns, "Service"), selector,
                                        [this](const nlohmann::json& o) { Enqueue(o, false); });
-  reconciler_ =
-      std::make_unique<Reconciler>(client_, Caches{jobs_.get(), pods_.get(), services_.get()});
+  reconciler_ = std::make_unique<Reconciler>(
+      client_, Caches{jobs_.get(), pods_.get(), services_.get()}, &events_);
 }
 
 Controller::~Controller() { Stop(); }
@@ -52,10 +53,12 @@ void Controller::Work() {
   }
   std::string key;
   while (queue_.Get(&key)) {
-    Status s = reconciler_->Reconcile(key);
+    int64_t requeue_after = 0;
+    Status s = reconciler_->Reconcile(key, &requeue_after);
     ++reconciles_;
     if (s.ok()) {
       queue_.Forget(key);
+      if (requeue_after > 0) queue_.AddAfter(key, std::chrono::seconds(requeue_after));
     } else {
       ++reconcile_errors_;
       // A stale status write (409) is routine when events arrive in quick succession.
@@ -73,6 +76,7 @@ void Controller::Stop() {
   queue_.ShutDown();
   for (std::thread& t : threads_) t.join();
   threads_.clear();
+  events_.Stop();
 }
 
 }  // namespace petname::controller
