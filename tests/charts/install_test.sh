@@ -76,6 +76,10 @@ stop_operator() {
     OP_PID=""
   fi
 }
+has_created_event() {
+  k -n default get events --field-selector involvedObject.name=cpu-job -o jsonpath='{.items[*].reason}' |
+    grep -qw Created
+}
 pods_of() { # NAMESPACE JOB: number of rank pods
   k -n "$1" get pods -l "petname.dev/job-name=$2" -o name 2>/dev/null | wc -l
 }
@@ -112,6 +116,12 @@ check "RBAC: watch jobs in all namespaces" can watch petnametrainingjobs.petname
 check "RBAC: update job status" can update petnametrainingjobs.petname.dev --subresource status -n default
 check "RBAC: create and delete pods" can_pods
 check "RBAC: create services" can create services -n default
+check "RBAC: delete jobs (TTL)" can delete petnametrainingjobs.petname.dev -n default
+check "RBAC: create events" can create events -n default
+check "RBAC: no event deletes" cannot delete events -n default
+check "RBAC: create coscheduling PodGroups" can create podgroups.scheduling.x-k8s.io -n default
+check "RBAC: create Volcano PodGroups" can create podgroups.scheduling.volcano.sh -n default
+check "RBAC: no PodGroup deletes" cannot delete podgroups.scheduling.x-k8s.io -n default
 check "RBAC: no pod updates" cannot update pods -n default
 check "RBAC: no service deletes" cannot delete services -n default
 check "RBAC: no secrets" cannot get secrets -n default
@@ -125,6 +135,7 @@ check "example cpu-job accepted" k -n default apply -f "$ROOT/examples/cpu-job.y
 check "cpu-job turned into 2 rank pods" eventually 60 has_pods default cpu-job 2
 check "cpu-job has its headless Service" eventually 30 k -n default get service cpu-job
 check "cpu-job status written" eventually 30 has_phase
+check "Created Event recorded as the ServiceAccount" eventually 30 has_created_event
 check "operator log free of 403s" no_forbidden
 stop_operator
 

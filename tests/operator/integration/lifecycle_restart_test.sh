@@ -2,7 +2,8 @@
 # Failure policy: each restart policy x exit code / reason row, the gang restart (all pods
 # deleted, recreated with the next restart-generation label and --resume, status.restarts,
 # condition Restarting naming rank and exit code, Event), the restart backoff, and
-# backoffLimit -> Failed/BackoffLimitExceeded with the last failure's message.
+# backoffLimit -> Failed/BackoffLimitExceeded with the last failure's message; the backoff
+# survives an operator restart.
 source "$(dirname "$0")/lib.sh"
 
 start_operator
@@ -83,5 +84,11 @@ wait_until "slow pods deleted" 20 has_pods slow 0
 sleep 2
 has_pods slow 0 || fail "ranks recreated before the restart backoff passed"
 phase_is slow Restarting || fail "slow must stay Restarting during its backoff"
+# The backoff is kept in status: a restarted operator neither recreates early nor counts twice.
+stop_operator
+start_operator
+sleep 2
+has_pods slow 0 || fail "a restarted operator recreated the ranks before the backoff passed"
+restarts_is slow 1 || fail "a restarted operator must not count the restart again"
 stop_operator
 log PASS
