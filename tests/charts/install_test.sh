@@ -36,6 +36,19 @@ export PETNAME_CLUSTER_OWNER_PID=$$
 k() { "$KUBECTL" --kubeconfig "$DIR/kubeconfig" "$@"; }
 can() { [[ $(k auth can-i --as "$SA" "$@" 2>/dev/null) == yes ]]; }
 cannot() { ! can "$@"; }
+# For APIs this cluster does not serve (PodGroups) `kubectl auth can-i` cannot map the resource
+# (it asks about group "" instead), so ask with a SubjectAccessReview. sar VERB GROUP RESOURCE
+sar() {
+  [[ $(k create -o jsonpath='{.status.allowed}' -f - 2>/dev/null <<YAML
+apiVersion: authorization.k8s.io/v1
+kind: SubjectAccessReview
+spec:
+  user: $SA
+  groups: [system:serviceaccounts, "system:serviceaccounts:$NS", system:authenticated]
+  resourceAttributes: {namespace: default, verb: $1, group: $2, resource: $3}
+YAML
+  ) == true ]]
+}
 eventually() { # SECONDS COMMAND...: retry every 0.5 s
   local deadline=$((SECONDS + $1))
   shift
@@ -119,9 +132,11 @@ check "RBAC: create services" can create services -n default
 check "RBAC: delete jobs (TTL)" can delete petnametrainingjobs.petname.dev -n default
 check "RBAC: create events" can create events -n default
 check "RBAC: no event deletes" cannot delete events -n default
-check "RBAC: create coscheduling PodGroups" can create podgroups.scheduling.x-k8s.io -n default
-check "RBAC: create Volcano PodGroups" can create podgroups.scheduling.volcano.sh -n default
-check "RBAC: no PodGroup deletes" cannot delete podgroups.scheduling.x-k8s.io -n default
+check "RBAC: get and create coscheduling PodGroups" sar get scheduling.x-k8s.io podgroups
+check "RBAC: create coscheduling PodGroups" sar create scheduling.x-k8s.io podgroups
+check "RBAC: create Volcano PodGroups" sar create scheduling.volcano.sh podgroups
+check "RBAC: no PodGroup deletes" eval '! sar delete scheduling.x-k8s.io podgroups'
+check "RBAC: SubjectAccessReview answers no for unrelated APIs" eval '! sar create batch jobs'
 check "RBAC: no pod updates" cannot update pods -n default
 check "RBAC: no service deletes" cannot delete services -n default
 check "RBAC: no secrets" cannot get secrets -n default
