@@ -340,7 +340,7 @@ std::vector<JobEvent> TransitionEvents(const Json& before, const Json& after, in
   std::vector<JobEvent> out;
   const std::string was = before.value("phase", ""), is = after.value("phase", "");
   if (CondIs(after, api::kCreated, "True") && !CondIs(before, api::kCreated, "True")) {
-    out.push_back({"Normal", "Created", "created " + std::to_string(replicas) + " rank pods"});
+    out.push_back({"Normal", "Created", "rank pods created: " + std::to_string(replicas)});
   }
   if (after.value("restarts", 0) > before.value("restarts", 0)) {
     out.push_back({"Warning", "Restarting", CondField(after, api::kRestarting, "message")});
