@@ -7,6 +7,7 @@ A curve file has one "seconds loss" pair per line. The target, if given, is draw
 dashed horizontal line.
 """
 import argparse
+import math
 import sys
 from xml.sax.saxutils import escape
 
@@ -24,9 +25,17 @@ def read_curve(path):
     return points
 
 
-def ticks(lo, hi, count=5):
-    step = (hi - lo) / count
-    return [lo + k * step for k in range(count + 1)]
+def nice_step(span, count=5):
+    """A step of 1, 2 or 5 times a power of ten giving about `count` intervals over `span`."""
+    raw = span / count
+    power = 10 ** math.floor(math.log10(raw))
+    return next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+
+
+def ticks(lo, hi):
+    step = nice_step(hi - lo)
+    first = math.ceil(lo / step) * step
+    return [first + k * step for k in range(int((hi - first) / step) + 1)]
 
 
 def main():
@@ -68,7 +77,7 @@ def main():
         out.append(f'<text x="{px(x):.1f}" y="{H - BOTTOM + 16}" text-anchor="middle">{x:.0f}</text>')
     for y in ticks(y_lo, y_hi):
         out.append(f'<line x1="{LEFT}" y1="{py(y):.1f}" x2="{W - RIGHT}" y2="{py(y):.1f}" stroke="#eee"/>')
-        out.append(f'<text x="{LEFT - 6}" y="{py(y) + 4:.1f}" text-anchor="end">{y:.3f}</text>')
+        out.append(f'<text x="{LEFT - 6}" y="{py(y) + 4:.1f}" text-anchor="end">{y:g}</text>')
     out.append(f'<text x="{W / 2}" y="{H - 12}" text-anchor="middle">seconds since launch</text>')
     out.append(f'<text x="16" y="{H / 2}" transform="rotate(-90 16 {H / 2})" '
                'text-anchor="middle">validation loss</text>')
@@ -83,8 +92,10 @@ def main():
         out.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2"/>')
         for x, y in pts:
             out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{color}"/>')
-        out.append(f'<rect x="{W - 300}" y="{TOP + 10 + 18 * k}" width="12" height="12" fill="{color}"/>')
-        out.append(f'<text x="{W - 282}" y="{TOP + 20 + 18 * k}">{escape(label)}</text>')
+        # Legend in the lower left, where falling loss curves rarely are.
+        top = H - BOTTOM - 10 - 18 * (len(series) - k)
+        out.append(f'<rect x="{LEFT + 10}" y="{top}" width="12" height="12" fill="{color}"/>')
+        out.append(f'<text x="{LEFT + 28}" y="{top + 10}">{escape(label)}</text>')
     out.append("</svg>")
     with open(args.out, "w", encoding="utf-8") as f:
         f.write("\n".join(out) + "\n")
