@@ -53,7 +53,8 @@ OUR_CRD=$REPO/crds/petname.dev_petnametrainingjobs.yaml
 KF_DIR=$PETNAME_CACHE/kubeflow/$KUBEFLOW_VERSION
 THEIRS=$KF_DIR/training-operator
 THEIR_CRD=$KF_DIR/kubeflow.org_pytorchjobs.yaml
-KF_CERTS=/tmp/k8s-webhook-server/serving-certs
+KF_CERTS_ROOT=/tmp/k8s-webhook-server
+KF_CERTS=$KF_CERTS_ROOT/serving-certs
 
 log() { printf '[orchestration] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -66,11 +67,11 @@ fi
 DIR=$(mktemp -d /tmp/petname-bench-orchestration.XXXXXX)
 RESULTS=$DIR/results.tsv
 OP_PID=""
-OWN_CERTS=0 CERTS_MOUNTED=0
+OWN_CERTS="" CERTS_MOUNTED=0
 cleanup() {
   stop_op
   "$REPO/tests/cluster/down.sh" "$DIR/cluster" --purge >&2 || true
-  ((OWN_CERTS)) && rm -rf "$KF_CERTS"
+  [[ -n $OWN_CERTS ]] && rm -rf "$OWN_CERTS"
   rm -rf "$DIR"
 }
 trap cleanup EXIT
@@ -139,7 +140,7 @@ mount_kubeflow_certs() {
   local data
   data=$(api "$PETNAME_APISERVER_URL/api/v1/namespaces/kubeflow/secrets/training-operator-webhook-cert" | jq -c .data)
   [[ $(jq -r '."tls.crt" // empty' <<<"$data") ]] || return 0
-  [[ -e $KF_CERTS ]] || OWN_CERTS=1
+  if [[ ! -e $KF_CERTS_ROOT ]]; then OWN_CERTS=$KF_CERTS_ROOT; elif [[ ! -e $KF_CERTS ]]; then OWN_CERTS=$KF_CERTS; fi
   (
     umask 077
     mkdir -p "$KF_CERTS"
