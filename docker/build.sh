@@ -66,7 +66,7 @@ build_base() ( # a subshell: the lock is released when the base exists
   # Keep images small and apt quiet inside builds.
   rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
   tar -C "$rootfs" -c . | podman import -q --change 'CMD ["/bin/bash"]' - "$BASE" >/dev/null ||
-    die "podman import of the debootstrap rootfs failed"
+    { rm -rf "$rootfs" && die "podman import of the debootstrap rootfs failed"; }
   rm -rf "$rootfs"
   log "imported $BASE ($((SECONDS - t0)) s)"
 )
@@ -166,6 +166,9 @@ targets=("$@")
 for cmd in podman buildah debootstrap; do
   command -v "$cmd" >/dev/null || die "$cmd missing: run scripts/setup"
 done
+if ! err=$(podman info 2>&1 >/dev/null); then
+  die "podman does not work (CONTAINERS_CONF=$CONTAINERS_CONF): ${err##*$'\n'}"
+fi
 build_base
 for t in "${targets[@]}"; do
   case $t in

@@ -22,8 +22,10 @@ CACHE=${PETNAME_CACHE:-$HOME/.cache/petname}/images
 # shellcheck source=../../docker/containers-env.sh
 source "$ROOT/docker/containers-env.sh"
 
-fail() {
+FAILED=0
+fail() { # MESSAGE: one line on stderr, exit 1
   echo "smoke_test: $*" >&2
+  FAILED=$((FAILED + 1))
   exit 1
 }
 for cmd in podman buildah debootstrap; do
