@@ -11,6 +11,7 @@
 #include "trainer/checkpoint/store.h"
 #include "trainer/data/sampler.h"
 #include "trainer/data/vocabulary.h"
+#include "trainer/dist/batch_split.h"
 #include "trainer/dist/sampler.h"
 #include "trainer/dist/stop_signal.h"
 #include "trainer/train/run_recorder.h"
@@ -31,13 +32,41 @@ torch::Tensor ToTensor(const std::vector<uint8_t>& flat, size_t count, int windo
       .to(torch::kInt64);
 }
 
-// This rank's examples of the epoch, from global position `start` on (dist/sampler.h).
-torch::Tensor ShardTensor(const TrainOptions& o, int64_t epoch, int64_t count, int64_t start) {
-  std::vector<int64_t> shard =
-      dist::ShardIndices(data::EpochPermutation(o.seed, epoch, count), start, o.rank.world_size,
-                         o.rank.rank, o.drop_last);
+// Rank `rank`'s examples of the epoch, from global position `start` on (dist/sampler.h).
+torch::Tensor ShardTensor(const TrainOptions& o, int64_t epoch, int64_t count, int64_t start,
+                          int rank) {
+  std::vector<int64_t> shard = dist::ShardIndices(data::EpochPermutation(o.seed, epoch, count),
+                                                  start, o.rank.world_size, rank, o.drop_last);
   return torch::from_blob(shard.data(), {static_cast<int64_t>(shard.size())}, torch::kInt64)
       .clone();
+}
+
+// This rank's examples of step `b`. The step's global batch is every rank's b-th slice of its
+// shard; with several ranks it is divided by dist::RankRowsOfBatch (rows that share prefixes
+// together, equal work). `global_rows` receives the global batch's size.
+torch::Tensor RankBatch(const std::vector<torch::Tensor>& shards, int64_t b, const TrainOptions& o,
+                        const data::Examples& train, int window, int64_t* global_rows) {
+  std::vector<torch::Tensor> slices;
+  for (const torch::Tensor& shard : shards) {
+    slices.push_back(shard.slice(0, b * o.batch_size, (b + 1) * o.batch_size));
+  }
+  if (slices.size() == 1) {
+    *global_rows = slices[0].size(0);
+    return slices[0];
+  }
+  const torch::Tensor global = torch::cat(slices);
+  *global_rows = global.size(0);
+  const int64_t* rows = global.data_ptr<int64_t>();
+  const size_t w = static_cast<size_t>(window);
+  std::vector<uint8_t> tokens(static_cast<size_t>(*global_rows) * w);
+  for (int64_t k = 0; k < *global_rows; ++k) {
+    std::copy_n(train.inputs.begin() + static_cast<std::ptrdiff_t>(rows[k] * window), w,
+                tokens.begin() + static_cast<std::ptrdiff_t>(k * window));
+  }
+  std::vector<int64_t> mine =
+      dist::RankRowsOfBatch(tokens.data(), *global_rows, window, o.rank.world_size, o.rank.rank);
+  return global.index_select(
+      0, torch::from_blob(mine.data(), {static_cast<int64_t>(mine.size())}, torch::kInt64));
 }
 
 // Rows [begin, end) of `count` that rank `rank` of `world` validates on.
@@ -193,14 +222,18 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
 
   for (int64_t epoch = manifest.epoch + 1; epoch <= o.epochs; ++epoch) {
     const int64_t start_at = manifest.epoch_examples;  // non-zero only in a resumed epoch
-    const torch::Tensor order = ShardTensor(o, epoch, n, start_at).to(device);
-    const int64_t shard = order.size(0);
+    std::vector<torch::Tensor> shards;  // every rank's, to assemble each step's global batch
+    for (int q = 0; q < world; ++q) shards.push_back(ShardTensor(o, epoch, n, start_at, q));
+    const int64_t shard = shards[0].size(0);  // shards are of equal length
     const int64_t batches = (shard + o.batch_size - 1) / o.batch_size;
+    int64_t rank_examples = 0;
     torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions(torch::kFloat64).device(device));
     const Clock::time_point epoch_start = Clock::now();
     for (int64_t b = 0; b < batches; ++b) {
       const Clock::time_point step_start = Clock::now();
-      const torch::Tensor index = order.slice(0, b * o.batch_size, (b + 1) * o.batch_size);
+      int64_t global_rows = 0;
+      const torch::Tensor index =
+          RankBatch(shards, b, o, data.train, window, &global_rows).to(device);
       const torch::Tensor x = train_x.index_select(0, index);
       const torch::Tensor y = train_y.index_select(0, index);
 
@@ -209,7 +242,8 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
       const torch::Tensor logits = model->forward(x);
       const torch::Tensor loss = torch::nn::functional::cross_entropy(
           logits.reshape({-1, data::kVocabularySize}), y.reshape({-1}));
-      loss.backward();
+      const double scale = dist::RankLossScale(index.size(0), global_rows, world);
+      (scale == 1.0 ? loss : loss * scale).backward();
       bool stop = false;  // any rank got SIGTERM; all ranks see the same answer
       PETNAME_RETURN_IF_ERROR(grad_sync.FinishStep(&stop));
       const double lr = LearningRateAt(schedule, manifest.step);
@@ -220,6 +254,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
 
       result->comm_wait_seconds += grad_sync.last_wait_seconds();
       loss_sum += loss.detach() * index.size(0);
+      rank_examples += index.size(0);
       ++manifest.step;
       manifest.epoch_examples = start_at + std::min(shard, (b + 1) * o.batch_size) * world;
       reporter->Progress(epoch, b + 1, batches, (b + 1) * o.batch_size * world,
@@ -243,8 +278,8 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     // [val loss sum, correct, positions, train loss sum, train examples], summed over ranks.
     torch::Tensor sums =
         torch::cat({ValidationSums(model, val_x.to(device), val_y.to(device), o.batch_size),
-                    torch::stack({loss_sum.cpu(),
-                                  torch::tensor(static_cast<double>(shard), torch::kFloat64)})});
+                    torch::stack({loss_sum.cpu(), torch::tensor(static_cast<double>(rank_examples),
+                                                                torch::kFloat64)})});
     sums = sums.to(device);
     PETNAME_RETURN_IF_ERROR(comm->AllreduceSum(sums));
     sums = sums.cpu();
