@@ -42,8 +42,8 @@ std::string JobsPath(const std::string& ns) {
   return ns.empty() ? base + "/" + api::kPlural : base + "/namespaces/" + ns + "/" + api::kPlural;
 }
 
-Reconciler::Reconciler(kube::RestClient* client, Caches caches)
-    : client_(client), caches_(caches) {}
+Reconciler::Reconciler(kube::RestClient* client, Caches caches, ReconcileHooks hooks)
+    : client_(client), caches_(caches), hooks_(std::move(hooks)) {}
 
 Status Reconciler::Reconcile(const std::string& key) {
   Json obj;
@@ -74,6 +74,7 @@ Status Reconciler::Reconcile(const std::string& key) {
     if (kube::IsControlledBy(p, job.uid)) owned.push_back(p);
   }
   Json status = ComputeStatus(job, owned, NowRfc3339());
+  if (hooks_.progress != nullptr) hooks_.progress->Apply(key, job.status, &status);
   if (status != job.status) {
     Status s = WriteStatus(job, status);
     if (acted.ok()) acted = s;
@@ -138,6 +139,7 @@ Status Reconciler::WriteStatus(const api::Job& job, const Json& status) {
       client_->Do("PUT", JobsPath(job.ns) + "/" + job.name + "/status", &body, &resp));
   if (resp.code == 200) {
     spdlog::debug("{}/{}: status phase {}", job.ns, job.name, status.value("phase", ""));
+    if (hooks_.status_written) hooks_.status_written(job, job.status, status);
     return Status::Ok();
   }
   if (resp.code == 404) return Status::Ok();  // the job is gone

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@
 #include "operator/api/job.h"
 #include "operator/kube/informer.h"
 #include "operator/kube/rest_client.h"
+#include "operator/progress/progress_store.h"
 
 namespace petname::controller {
 
@@ -28,9 +30,19 @@ struct Caches {
   const kube::Informer* services;
 };
 
+// Optional observers of a reconcile (operations: metrics, training progress).
+struct ReconcileHooks {
+  // The scraped training progress to put into the status (see progress_store.h).
+  const progress::ProgressStore* progress = nullptr;
+  // After a successful status write, with the status read and the status written.
+  std::function<void(const api::Job& job, const nlohmann::json& old_status,
+                     const nlohmann::json& new_status)>
+      status_written;
+};
+
 class Reconciler {
  public:
-  Reconciler(kube::RestClient* client, Caches caches);
+  Reconciler(kube::RestClient* client, Caches caches, ReconcileHooks hooks = {});
 
   Status Reconcile(const std::string& key);
 
@@ -44,6 +56,7 @@ class Reconciler {
 
   kube::RestClient* const client_;
   const Caches caches_;
+  const ReconcileHooks hooks_;
   std::atomic<int64_t> creates_{0};
 };
 
