@@ -64,3 +64,8 @@ pods and replaces job status. tests/charts/template_test.py keeps this list exac
   resources: ["services"]
   verbs: ["get", "list", "watch", "create"]
 {{- end }}
+
+{{/* Leader election is on when asked for, and always with more than one replica. */}}
+{{- define "petname-operator.leaderElect" -}}
+{{- if or .Values.leaderElection.enabled (gt (int .Values.replicas) 1) }}true{{ end }}
+{{- end }}
