@@ -8,6 +8,7 @@
 #include "operator/controller/desired.h"
 #include "operator/controller/job_status.h"
 #include "operator/kube/object.h"
+#include "operator/logging/logging.h"
 
 namespace petname::controller {
 namespace {
@@ -89,7 +90,11 @@ Status Reconciler::CreateAll(const api::Job& job, const std::vector<Json>& objec
     size_t end = std::min(objects.size(), start + batch);
     std::vector<std::future<Status>> pending;
     for (size_t i = start; i < end; ++i) {
-      pending.push_back(std::async(std::launch::async, [&, i] { return Create(job, objects[i]); }));
+      pending.push_back(
+          std::async(std::launch::async, [&, i, tags = logging::ReconcileScope::Current()] {
+            logging::ReconcileScope scope(tags);
+            return Create(job, objects[i]);
+          }));
     }
     Status first;
     for (auto& f : pending) {

@@ -72,6 +72,8 @@ void Install(Format format, const std::string& level) {
   spdlog::set_default_logger(logger);
 }
 
+ReconcileScope::Tags ReconcileScope::Current() { return {t_job, t_reconcile_id}; }
+
 ReconcileScope::ReconcileScope(const std::string& key, const std::string& reconcile_id) {
   t_job = key;
   t_reconcile_id = reconcile_id;

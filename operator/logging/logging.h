@@ -29,10 +29,19 @@ std::unique_ptr<spdlog::formatter> MakeFormatter(Format format);
 // Makes a stderr logger with `format` and `level` ("trace" ... "error") the default logger.
 void Install(Format format, const std::string& level);
 
-// Tags the lines logged by this thread while it lives. Not nestable.
+// Tags the lines logged by this thread while it lives. Not nestable. A helper thread of a
+// reconcile takes over its tags with ReconcileScope(Tags()) taken on the reconcile's thread.
 class ReconcileScope {
  public:
+  struct Tags {
+    std::string key;
+    std::string reconcile_id;
+  };
+  // The tags of the calling thread (empty outside a scope).
+  static Tags Current();
+
   ReconcileScope(const std::string& key, const std::string& reconcile_id);
+  explicit ReconcileScope(const Tags& tags) : ReconcileScope(tags.key, tags.reconcile_id) {}
   ~ReconcileScope();
   ReconcileScope(const ReconcileScope&) = delete;
   ReconcileScope& operator=(const ReconcileScope&) = delete;

@@ -2,7 +2,7 @@
 # Leader election with two real operator processes on one Lease: only the leader reconciles
 # (the standby is ready but has run no reconcile), kill -9 of the leader hands the Lease to the
 # standby (holderIdentity changes) within the lease duration, the new leader converges without
-# duplicating pods, and a clean SIGTERM releases the Lease.
+# duplicating pods, a clean SIGTERM releases the Lease, and a leader that loses its Lease exits.
 source "$(dirname "$0")/lib.sh"
 
 LEASE=petname-operator-test
@@ -87,4 +87,17 @@ rc=0
 wait "${PID[b]}" || rc=$?
 ((rc == 0)) || fail "leader exited $rc after SIGTERM"
 [[ -z $(holder) ]] || fail "the Lease was not released on a clean stop"
+
+# A leader whose Lease is taken (here by an intruder writing a long lease) cannot renew; past
+# the renew deadline it exits 1 instead of reconciling on.
+start_replica c
+wait_until "replica c leads" 30 is_leader c
+k patch lease "$LEASE" --type=merge \
+  -p '{"spec":{"holderIdentity":"intruder","leaseDurationSeconds":3600}}' >/dev/null
+exited() { ! kill -0 "${PID[c]}" 2>/dev/null; }
+wait_until "replica c exits after losing the Lease" 30 exited
+rc=0
+wait "${PID[c]}" || rc=$?
+((rc == 1)) || fail "a leader that lost its Lease exited $rc, not 1"
+grep -q "leader election lost" "$LOG_DIR/operator-c.log" || fail "no 'leader election lost' line"
 log PASS

@@ -49,6 +49,7 @@ wait_until "progress keeps moving" 120 epoch_grew "$snapshot"
 
 # An unreachable endpoint never blocks reconciles: with the trainer gone, the job still reacts.
 kill -9 "$TRAIN_PID"
+wait "$TRAIN_PID" 2>/dev/null || true
 TRAIN_PID=""
 set_phase pj-rank-0 Succeeded
 wait_until "Succeeded" 20 phase_is pj Succeeded

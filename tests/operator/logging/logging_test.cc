@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <set>
+#include <thread>
 
 namespace petname::logging {
 namespace {
@@ -34,6 +35,16 @@ TEST(LoggingTest, JsonLinesAreObjectsWithTheReconcileTags) {
   }
   EXPECT_FALSE(nlohmann::json::parse(Line(Format::kJson, "after"))
                    .contains("reconcileID"));  // the scope ended
+}
+
+TEST(LoggingTest, HelperThreadsTakeOverTheTags) {
+  ReconcileScope scope("ns/j", "id-3");
+  std::string line;
+  std::thread([&line, tags = ReconcileScope::Current()] {
+    ReconcileScope helper(tags);
+    line = Line(Format::kText, "from a helper");
+  }).join();
+  EXPECT_NE(line.find("job=ns/j reconcileID=id-3"), std::string::npos) << line;
 }
 
 TEST(LoggingTest, TextLinesCarryTheTagsAsKeyValues) {
