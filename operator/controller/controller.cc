@@ -4,6 +4,7 @@
 
 #include "operator/api/job.h"
 #include "operator/kube/object.h"
+#include "operator/logging/logging.h"
 
 namespace petname::controller {
 
@@ -21,8 +22,16 @@ Controller::Controller(kube::RestClient* client, ControllerOptions options)
   services_ =
       std::make_unique<kube::Informer>(client_, CorePath(options_.ns, "Service"), selector,
                                        [this](const nlohmann::json& o) { Enqueue(o, false); });
+  ReconcileHooks hooks;
+  hooks.progress = options_.progress;
+  if (options_.metrics != nullptr) {
+    hooks.status_written = [m = options_.metrics](const api::Job& job, const nlohmann::json& old,
+                                                  const nlohmann::json& now) {
+      m->ObserveStatusWrite(job.ns, old, now);
+    };
+  }
   reconciler_ = std::make_unique<Reconciler>(
-      client_, Caches{jobs_.get(), pods_.get(), services_.get()}, &events_);
+      client_, Caches{jobs_.get(), pods_.get(), services_.get()}, &events_, std::move(hooks));
 }
 
 Controller::~Controller() { Stop(); }
@@ -36,6 +45,9 @@ void Controller::Start() {
   for (kube::Informer* inf : {jobs_.get(), pods_.get(), services_.get()}) {
     threads_.emplace_back([inf] { inf->Run(); });
   }
+}
+
+void Controller::StartWorkers() {
   for (int i = 0; i < std::max(1, options_.workers); ++i) {
     threads_.emplace_back([this] { Work(); });
   }
@@ -47,20 +59,65 @@ bool Controller::Synced() const {
 
 int64_t Controller::lists() const { return jobs_->lists() + pods_->lists() + services_->lists(); }
 
+std::map<std::string, int64_t> Controller::JobsByPhase() const {
+  std::map<std::string, int64_t> phases;
+  jobs_->List([&phases](const nlohmann::json& job) {
+    ++phases[kube::StringAt(job, "/status/phase")];
+    return false;
+  });
+  return phases;
+}
+
+std::set<std::string> Controller::JobKeys() const {
+  std::set<std::string> keys;
+  jobs_->List([&keys](const nlohmann::json& job) {
+    keys.insert(kube::Key(job));
+    return false;
+  });
+  return keys;
+}
+
+std::vector<progress::Target> Controller::ProgressTargets() const {
+  std::vector<progress::Target> targets;
+  for (const nlohmann::json& job : jobs_->List([](const nlohmann::json& j) {
+         return kube::StringAt(j, "/status/phase") == "Running";
+       })) {
+    const std::string ns = kube::Namespace(job), name = kube::Name(job), uid = kube::Uid(job);
+    std::vector<nlohmann::json> rank0 = pods_->List([&](const nlohmann::json& p) {
+      return kube::Namespace(p) == ns && kube::Label(p, api::kJobNameLabel) == name &&
+             kube::Label(p, api::kRankLabel) == "0" && kube::IsControlledBy(p, uid) &&
+             kube::StringAt(p, "/status/phase") == "Running" &&
+             !kube::StringAt(p, "/status/podIP").empty();
+    });
+    if (rank0.empty()) continue;
+    int port =
+        static_cast<int>(kube::IntAt(job, "/spec/metrics/port", api::JobSpec().metrics_port));
+    targets.push_back({kube::Key(ns, name),
+                       progress::MetricsUrl(kube::StringAt(rank0[0], "/status/podIP"), port)});
+  }
+  return targets;
+}
+
 void Controller::Work() {
   while (!Synced() && !client_->shut_down()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   std::string key;
-  while (queue_.Get(&key)) {
+  kube::WorkQueue::Clock::duration waited{};
+  while (queue_.Get(&key, &waited)) {
+    logging::ReconcileScope scope(key, logging::RandomUuid());
+    const auto start = std::chrono::steady_clock::now();
     int64_t requeue_after = 0;
     Status s = reconciler_->Reconcile(key, &requeue_after);
-    ++reconciles_;
+    if (options_.metrics != nullptr) {
+      options_.metrics->ObserveQueueWait(std::chrono::duration<double>(waited).count());
+      options_.metrics->ObserveReconcile(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), s.ok());
+    }
     if (s.ok()) {
       queue_.Forget(key);
       if (requeue_after > 0) queue_.AddAfter(key, std::chrono::seconds(requeue_after));
     } else {
-      ++reconcile_errors_;
       // A stale status write (409) is routine when events arrive in quick succession.
       spdlog::log(s.code() == Status::Code::kFailedPrecondition ? spdlog::level::debug
                                                                 : spdlog::level::warn,

@@ -7,8 +7,9 @@
 // the jobs go through an EventRecorder, which never blocks a reconcile.
 #pragma once
 
-#include <atomic>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,12 +19,18 @@
 #include "operator/kube/informer.h"
 #include "operator/kube/rest_client.h"
 #include "operator/kube/work_queue.h"
+#include "operator/metrics/operator_metrics.h"
+#include "operator/progress/progress_scraper.h"
 
 namespace petname::controller {
 
 struct ControllerOptions {
   std::string ns;  // "" = all namespaces
   int workers = 4;
+  // Optional: where reconciles, queue waits and status transitions are counted.
+  operator_metrics::OperatorMetrics* metrics = nullptr;
+  // Optional: scraped training progress the reconcile writes into status.progress.
+  const progress::ProgressStore* progress = nullptr;
 };
 
 class Controller {
@@ -31,19 +38,26 @@ class Controller {
   Controller(kube::RestClient* client, ControllerOptions options);
   ~Controller();
 
-  // Starts the informer and worker threads; returns at once.
+  // Starts the informers (caches fill and keys queue up); returns at once.
   void Start();
+  // Starts the reconcile workers (with leader election: once this replica leads).
+  void StartWorkers();
   // Stops the workers and informers and joins their threads. The client must be shut down
   // first (or concurrently) so that open watches end.
   void Stop();
 
   // True once every informer has synced.
   bool Synced() const;
-  int64_t reconciles() const { return reconciles_.load(); }
-  int64_t reconcile_errors() const { return reconcile_errors_.load(); }
   size_t queue_depth() { return queue_.Len(); }
+  int64_t queue_adds() { return queue_.adds(); }
   // Full lists done by the informers: one each at start, one more per 410 relist.
   int64_t lists() const;
+  // Cached jobs by status.phase ("" before the first status write).
+  std::map<std::string, int64_t> JobsByPhase() const;
+  std::set<std::string> JobKeys() const;
+  // The /metrics of rank 0 of every Running job whose rank-0 pod runs and has an IP.
+  std::vector<progress::Target> ProgressTargets() const;
+  void Enqueue(const std::string& key) { queue_.Add(key); }
 
  private:
   void Enqueue(const nlohmann::json& obj, bool is_job);
@@ -58,8 +72,6 @@ class Controller {
   kube::EventRecorder events_;
   std::unique_ptr<Reconciler> reconciler_;
   std::vector<std::thread> threads_;
-  std::atomic<int64_t> reconciles_{0};
-  std::atomic<int64_t> reconcile_errors_{0};
 };
 
 }  // namespace petname::controller

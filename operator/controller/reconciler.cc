@@ -8,6 +8,7 @@
 #include "operator/controller/gang.h"
 #include "operator/kube/object.h"
 #include "operator/kube/time.h"
+#include "operator/logging/logging.h"
 
 namespace petname::controller {
 namespace {
@@ -33,8 +34,9 @@ std::string JobsPath(const std::string& ns) {
   return ns.empty() ? base + "/" + api::kPlural : base + "/namespaces/" + ns + "/" + api::kPlural;
 }
 
-Reconciler::Reconciler(kube::RestClient* client, Caches caches, kube::EventRecorder* events)
-    : client_(client), caches_(caches), events_(events) {}
+Reconciler::Reconciler(kube::RestClient* client, Caches caches, kube::EventRecorder* events,
+                       ReconcileHooks hooks)
+    : client_(client), caches_(caches), events_(events), hooks_(std::move(hooks)) {}
 
 Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   *requeue_after = 0;
@@ -60,6 +62,7 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
     if (kube::IsControlledBy(p, job.uid)) owned.push_back(p);
   }
   Plan plan = ComputeStatus(job, owned, group, kube::NowUnix());
+  if (hooks_.progress != nullptr) hooks_.progress->Apply(key, job.status, &plan.status);
   if (plan.delete_job) return DeleteJob(job);
   if (plan.status != job.status) {
     PETNAME_RETURN_IF_ERROR(WriteStatus(job, plan.status));
@@ -122,7 +125,11 @@ Status Reconciler::CreateAll(const api::Job& job, const std::vector<Json>& objec
     size_t end = std::min(objects.size(), start + batch);
     std::vector<std::future<Status>> pending;
     for (size_t i = start; i < end; ++i) {
-      pending.push_back(std::async(std::launch::async, [&, i] { return Create(job, objects[i]); }));
+      pending.push_back(
+          std::async(std::launch::async, [&, i, tags = logging::ReconcileScope::Current()] {
+            logging::ReconcileScope scope(tags);
+            return Create(job, objects[i]);
+          }));
     }
     Status first;
     for (auto& f : pending) {
@@ -173,6 +180,7 @@ Status Reconciler::WriteStatus(const api::Job& job, const Json& status) {
       client_->Do("PUT", JobsPath(job.ns) + "/" + job.name + "/status", &body, &resp));
   if (resp.code == 200) {
     spdlog::debug("{}/{}: status phase {}", job.ns, job.name, status.value("phase", ""));
+    if (hooks_.status_written) hooks_.status_written(job, job.status, status);
     return Status::Ok();
   }
   if (resp.code == 404) return Status::Ok();  // the job is gone

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +27,7 @@
 #include "operator/kube/event_recorder.h"
 #include "operator/kube/informer.h"
 #include "operator/kube/rest_client.h"
+#include "operator/progress/progress_store.h"
 
 namespace petname::controller {
 
@@ -35,9 +37,20 @@ struct Caches {
   const kube::Informer* services;
 };
 
+// Optional observers of a reconcile (operations: metrics, training progress).
+struct ReconcileHooks {
+  // The scraped training progress to put into the status (see progress_store.h).
+  const progress::ProgressStore* progress = nullptr;
+  // After a successful status write, with the status read and the status written.
+  std::function<void(const api::Job& job, const nlohmann::json& old_status,
+                     const nlohmann::json& new_status)>
+      status_written;
+};
+
 class Reconciler {
  public:
-  Reconciler(kube::RestClient* client, Caches caches, kube::EventRecorder* events);
+  Reconciler(kube::RestClient* client, Caches caches, kube::EventRecorder* events,
+             ReconcileHooks hooks = {});
 
   // *requeue_after is set to 0 or to the seconds after which the key needs another pass.
   Status Reconcile(const std::string& key, int64_t* requeue_after);
@@ -56,6 +69,7 @@ class Reconciler {
   kube::RestClient* const client_;
   const Caches caches_;
   kube::EventRecorder* const events_;
+  const ReconcileHooks hooks_;
   std::atomic<int64_t> creates_{0};
 };
 

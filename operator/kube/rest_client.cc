@@ -109,6 +109,33 @@ void SleepUnlessShutDown(std::chrono::milliseconds d, const std::atomic<bool>& s
   }
 }
 
+// Reports one request attempt to ClientOptions::on_request when it goes out of scope: with the
+// HTTP code once Answered(), else with code 0.
+class RequestTimer {
+ public:
+  using Hook = std::function<void(const std::string&, int, double)>;
+  RequestTimer(const Hook& hook, std::string verb)
+      : hook_(hook), verb_(std::move(verb)), start_(std::chrono::steady_clock::now()) {}
+  ~RequestTimer() {
+    if (hook_ && !reported_) hook_(verb_, 0, Seconds());
+  }
+  RequestTimer(const RequestTimer&) = delete;
+  RequestTimer& operator=(const RequestTimer&) = delete;
+  void Answered(int code) {
+    if (hook_) hook_(verb_, code, Seconds());
+    reported_ = true;
+  }
+
+ private:
+  double Seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  const Hook& hook_;
+  const std::string verb_;
+  const std::chrono::steady_clock::time_point start_;
+  bool reported_ = false;
+};
+
 }  // namespace
 
 Status RestClient::Create(RestConfig config, ClientOptions options,
@@ -116,19 +143,19 @@ Status RestClient::Create(RestConfig config, ClientOptions options,
   std::shared_ptr<TlsMaterial> tls;
   Status s = ParseTls(config, &tls);
   if (!s.ok()) return Status::InvalidArgument(config.server + ": " + s.message());
-  out->reset(new RestClient(std::move(config), options, tls));
+  out->reset(new RestClient(std::move(config), std::move(options), tls));
   return Status::Ok();
 }
 
 RestClient::RestClient(RestConfig config, ClientOptions options,
                        const std::shared_ptr<TlsMaterial>& tls)
     : config_(std::move(config)),
-      options_(options),
-      bucket_(options.qps, options.burst),
+      options_(std::move(options)),
+      bucket_(options_.qps, options_.burst),
       client_(std::make_unique<http_client>(config_.server,
-                                            ClientConfig(config_, options.request_timeout, tls))),
+                                            ClientConfig(config_, options_.request_timeout, tls))),
       watch_client_(std::make_unique<http_client>(
-          config_.server, ClientConfig(config_, options.watch_timeout, tls))),
+          config_.server, ClientConfig(config_, options_.watch_timeout, tls))),
       token_(config_.token),
       token_read_(std::chrono::steady_clock::now()) {}
 
@@ -167,8 +194,10 @@ Status RestClient::Do(const std::string& method, const std::string& path,
     bucket_.Wait();
     web::http::http_request req = NewRequest(method, path);
     if (body != nullptr) req.set_body(body->dump(), content_type);
+    RequestTimer timer(options_.on_request, method);
     try {
       web::http::http_response r = client_->request(req, cancel_.get_token()).get();
+      timer.Answered(r.status_code());
       std::string text = r.extract_utf8string(true).get();
       resp->code = r.status_code();
       resp->body = nlohmann::json::parse(text, nullptr, false);
@@ -187,10 +216,12 @@ Status RestClient::Stream(const std::string& path,
                           const std::function<bool(const std::string&)>& on_line, int* code) {
   if (shut_down_.load()) return Status::Unavailable("client shut down");
   bucket_.Wait();
+  RequestTimer timer(options_.on_request, "WATCH");
   try {
     web::http::http_response r =
         watch_client_->request(NewRequest("GET", path), cancel_.get_token()).get();
     *code = r.status_code();
+    timer.Answered(*code);
     if (*code != 200) {
       r.content_ready().wait();
       return Status::Ok();

@@ -30,6 +30,9 @@ struct ClientOptions {
   int max_retries = 6;
   std::chrono::seconds request_timeout{30};
   std::chrono::seconds watch_timeout{15 * 60};  // inactivity limit of a watch stream
+  // Called after every request attempt with the verb (WATCH for streams), the HTTP code (0: no
+  // answer) and the seconds until the answer's headers (for metrics). Optional.
+  std::function<void(const std::string& verb, int code, double seconds)> on_request;
 };
 
 struct Response {

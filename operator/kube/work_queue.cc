@@ -14,6 +14,8 @@ void WorkQueue::Add(const std::string& key) {
 
 void WorkQueue::AddLocked(const std::string& key) {
   if (shutting_down_ || !dirty_.insert(key).second) return;
+  ++adds_;
+  queued_at_[key] = Clock::now();
   if (processing_.count(key)) return;  // Done() queues it
   queue_.push_back(key);
   cv_.notify_one();
@@ -57,7 +59,7 @@ void WorkQueue::PromoteDueLocked(Clock::time_point now) {
   }
 }
 
-bool WorkQueue::Get(std::string* key) {
+bool WorkQueue::Get(std::string* key, Clock::duration* waited) {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
     PromoteDueLocked(Clock::now());
@@ -72,6 +74,11 @@ bool WorkQueue::Get(std::string* key) {
   *key = queue_.front();
   queue_.pop_front();
   dirty_.erase(*key);
+  auto queued = queued_at_.find(*key);
+  if (queued != queued_at_.end()) {
+    if (waited != nullptr) *waited = Clock::now() - queued->second;
+    queued_at_.erase(queued);
+  }
   processing_.insert(*key);
   return true;
 }
@@ -90,8 +97,14 @@ void WorkQueue::ShutDown() {
   shutting_down_ = true;
   queue_.clear();
   dirty_.clear();
+  queued_at_.clear();
   waiting_.clear();
   cv_.notify_all();
+}
+
+int64_t WorkQueue::adds() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return adds_;
 }
 
 size_t WorkQueue::Len() {

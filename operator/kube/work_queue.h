@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -32,13 +33,16 @@ class WorkQueue {
   // Clears the failure history of `key` (its next AddRateLimited waits the base delay).
   void Forget(const std::string& key);
 
-  // Blocks until a key is ready (true) or the queue is shut down (false).
-  bool Get(std::string* key);
+  // Blocks until a key is ready (true) or the queue is shut down (false). `waited`, when given,
+  // receives how long the key was queued (from its Add, or the end of its delay).
+  bool Get(std::string* key, Clock::duration* waited = nullptr);
   void Done(const std::string& key);
 
   void ShutDown();
   // Keys queued or waiting for their delay (not counting those being processed).
   size_t Len();
+  // Keys newly queued so far (adds of a key already queued are not counted).
+  int64_t adds();
 
  private:
   void AddLocked(const std::string& key);
@@ -50,6 +54,8 @@ class WorkQueue {
   std::condition_variable cv_;
   std::deque<std::string> queue_;
   std::set<std::string> dirty_;
+  std::map<std::string, Clock::time_point> queued_at_;
+  int64_t adds_ = 0;
   std::set<std::string> processing_;
   std::multimap<Clock::time_point, std::string> waiting_;
   std::map<std::string, Backoff> failures_;

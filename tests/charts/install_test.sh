@@ -117,8 +117,9 @@ if ! "$ROOT/tests/cluster/up.sh" "$DIR" >/dev/null 2>"$DIR/up.err"; then
   exit 1
 fi
 
-check "helm install (cluster scope)" "$HELM" --kubeconfig "$DIR/kubeconfig" install rel \
-  "$ROOT/charts/petname-operator" --namespace "$NS" --create-namespace
+check "helm install (cluster scope, leader election)" "$HELM" --kubeconfig "$DIR/kubeconfig" \
+  install rel "$ROOT/charts/petname-operator" --namespace "$NS" --create-namespace \
+  --set leaderElection.enabled=true
 check "CRD established" k wait --for condition=established --timeout 60s \
   crd/petnametrainingjobs.petname.dev
 check "Deployment accepted" k -n "$NS" get deployment rel-petname-operator
@@ -142,9 +143,18 @@ check "RBAC: no service deletes" cannot delete services -n default
 check "RBAC: no secrets" cannot get secrets -n default
 check "RBAC: no spec writes on jobs" cannot update petnametrainingjobs.petname.dev -n default
 check "RBAC: no deployments" cannot create deployments.apps -n default
+lease_rbac() {
+  local verb
+  for verb in get create update; do can "$verb" leases.coordination.k8s.io -n "$NS" || return 1; done
+}
+check "RBAC: leases get/create/update in the release namespace" lease_rbac
+check "RBAC: no leases elsewhere" cannot update leases.coordination.k8s.io -n default
 
 sa_kubeconfig
-check "operator ready as the ServiceAccount (cluster scope)" start_operator
+check "operator ready as the ServiceAccount (cluster scope, leader election, trace logs)" \
+  start_operator --leader-elect --leader-elect-namespace "$NS" --log-level trace
+lease_held() { [[ -n $(k -n "$NS" get lease petname-operator -o jsonpath='{.spec.holderIdentity}') ]]; }
+check "the operator holds the Lease" eventually 30 lease_held
 check "every example accepted by the apiserver (dry run)" k -n default apply --dry-run=server --validate=strict -f "$ROOT/examples/"
 check "example cpu-job accepted" k -n default apply -f "$ROOT/examples/cpu-job.yaml"
 check "cpu-job turned into 2 rank pods" eventually 60 has_pods default cpu-job 2
@@ -152,6 +162,12 @@ check "cpu-job has its headless Service" eventually 30 k -n default get service 
 check "cpu-job status written" eventually 30 has_phase
 check "Created Event recorded as the ServiceAccount" eventually 30 has_created_event
 check "operator log free of 403s" no_forbidden
+token_not_logged() {
+  local token
+  token=$(sed -n 's/.*token: "\([^"]*\)".*/\1/p' "$DIR/sa.kubeconfig")
+  [[ -n $token ]] && ! grep -qF "$token" "$DIR/operator.log" && ! grep -qi bearer "$DIR/operator.log"
+}
+check "bearer token never logged (trace level)" token_not_logged
 stop_operator
 
 k create namespace team-a >/dev/null

@@ -152,13 +152,17 @@ def test_namespace_scope():
 
 
 def test_leader_election():
-    try:
-        render("replicas=2")
-        check("replicas > 1 without leader election is refused", False)
-    except RuntimeError as e:
-        check("replicas > 1 without leader election is refused", "leaderElection" in str(e), str(e))
-    objs = render("replicas=2", "leaderElection.enabled=true")
-    check("leader election: --leader-elect passed", "--leader-elect" in container(objs)["args"])
+    objs = render("replicas=2")
+    check("replicas > 1 switches leader election on",
+          "--leader-elect" in container(objs)["args"]
+          and ("Role", "rel-petname-operator-leader-election") in objs)
+    objs = render("leaderElection.enabled=true", "leaderElection.leaseDuration=30s")
+    args = container(objs)["args"]
+    check("leader election: --leader-elect with the Lease in the release namespace",
+          "--leader-elect" in args and "--leader-elect-namespace=petname-system" in args
+          and "--leader-elect-lease-duration=30s" in args
+          and "--leader-elect-renew-deadline=10s" in args
+          and "--leader-elect-retry-period=2s" in args, str(args))
     role = objs.get(("Role", "rel-petname-operator-leader-election"))
     check("leader election: a Role for leases only",
           role is not None and role["rules"] == LEASE_RULES)

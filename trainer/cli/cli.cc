@@ -14,13 +14,13 @@
 #include <thread>
 
 #include "common/file_util.h"
+#include "common/metrics/process_collector.h"
 #include "trainer/cli/dist_flags.h"
 #include "trainer/data/dataset.h"
 #include "trainer/data/names.h"
 #include "trainer/dist/stop_signal.h"
 #include "trainer/generate/generate.h"
 #include "trainer/metrics/metrics_server.h"
-#include "trainer/metrics/process_collector.h"
 #include "trainer/metrics/training_metrics.h"
 #include "trainer/report/loss_report.h"
 #include "trainer/train/train.h"

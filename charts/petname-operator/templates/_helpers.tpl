@@ -72,3 +72,8 @@ tests/charts/template_test.py keeps this list exact.
   resources: ["podgroups"]
   verbs: ["get", "create"]
 {{- end }}
+
+{{/* Leader election is on when asked for, and always with more than one replica. */}}
+{{- define "petname-operator.leaderElect" -}}
+{{- if or .Values.leaderElection.enabled (gt (int .Values.replicas) 1) }}true{{ end }}
+{{- end }}

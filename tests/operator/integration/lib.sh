@@ -44,10 +44,12 @@ free_port() {
 }
 
 # start_operator [FLAGS...]: runs petname-operator for this test's namespace; waits for /metrics.
+# HEALTH_BIND (default 0: off) is its --health-probe-bind-address.
 start_operator() {
   METRICS_PORT=$(free_port)
   "$PETNAME_OPERATOR" --kubeconfig "$KUBECONFIG" --namespace "$NS" --log-level debug \
-    --health-probe-bind-address 0 --metrics-bind-address "127.0.0.1:$METRICS_PORT" "$@" \
+    --health-probe-bind-address "${HEALTH_BIND:-0}" \
+    --metrics-bind-address "127.0.0.1:$METRICS_PORT" "$@" \
     >>"$LOG_DIR/operator.log" 2>&1 &
   OP_PID=$!
   wait_until "operator /metrics" 20 curl -fsS "http://127.0.0.1:$METRICS_PORT/metrics"

@@ -24,6 +24,21 @@ TEST(WorkQueueTest, DuplicateAddsAreQueuedOnce) {
   EXPECT_EQ(k, "ns/b");
 }
 
+TEST(WorkQueueTest, CountsNewAddsAndReportsTheWait) {
+  WorkQueue q(milliseconds(1), milliseconds(10));
+  q.Add("ns/a");
+  q.Add("ns/a");
+  q.Add("ns/b");
+  EXPECT_EQ(q.adds(), 2);
+  std::string k;
+  WorkQueue::Clock::duration waited = WorkQueue::Clock::duration::min();
+  ASSERT_TRUE(q.Get(&k, &waited));
+  EXPECT_GE(waited, WorkQueue::Clock::duration::zero());
+  q.Done(k);
+  q.Add(k);
+  EXPECT_EQ(q.adds(), 3);
+}
+
 TEST(WorkQueueTest, KeyAddedWhileProcessingIsRequeuedOnlyAfterDone) {
   WorkQueue q(milliseconds(1), milliseconds(10));
   q.Add("k");

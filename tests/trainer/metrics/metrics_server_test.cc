@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "trainer/metrics/process_collector.h"
+#include "common/metrics/process_collector.h"
 #include "trainer/metrics/training_metrics.h"
 
 namespace petname::metrics {

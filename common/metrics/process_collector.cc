@@ -1,4 +1,4 @@
-#include "trainer/metrics/process_collector.h"
+#include "common/metrics/process_collector.h"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -16,14 +16,7 @@ namespace {
 prometheus::MetricFamily Family(const std::string& name, const std::string& help,
                                 prometheus::MetricType type, const prometheus::Labels& labels,
                                 double value) {
-  prometheus::ClientMetric metric;
-  for (const auto& [label, label_value] : labels) metric.label.push_back({label, label_value});
-  if (type == prometheus::MetricType::Counter) {
-    metric.counter.value = value;
-  } else {
-    metric.gauge.value = value;
-  }
-  return {name, help, type, {metric}};
+  return {name, help, type, {Sample(type, labels, value)}};
 }
 
 int CountOpenFds() {
@@ -37,6 +30,18 @@ int CountOpenFds() {
 }
 
 }  // namespace
+
+prometheus::ClientMetric Sample(prometheus::MetricType type, const prometheus::Labels& labels,
+                                double value) {
+  prometheus::ClientMetric metric;
+  for (const auto& [label, label_value] : labels) metric.label.push_back({label, label_value});
+  if (type == prometheus::MetricType::Counter) {
+    metric.counter.value = value;
+  } else {
+    metric.gauge.value = value;
+  }
+  return metric;
+}
 
 bool ParseProcStat(const std::string& text, ProcStat* out) {
   const size_t close = text.rfind(')');

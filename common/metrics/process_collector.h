@@ -3,6 +3,7 @@
 // labels. prometheus-cpp does not provide them.
 #pragma once
 
+#include <prometheus/client_metric.h>
 #include <prometheus/collectable.h>
 #include <prometheus/labels.h>
 #include <prometheus/metric_family.h>
@@ -25,6 +26,11 @@ struct ProcStat {
 // Parses the contents of /proc/<pid>/stat. Returns false when the text is malformed. The
 // command name may contain spaces and parentheses; fields are counted after its last ')'.
 bool ParseProcStat(const std::string& text, ProcStat* out);
+
+// One counter or gauge sample with `labels`, for collectors that build their families at
+// scrape time.
+prometheus::ClientMetric Sample(prometheus::MetricType type, const prometheus::Labels& labels,
+                                double value);
 
 // Reads "btime" (boot time, Unix seconds) from the contents of /proc/stat; false if absent.
 bool ParseBootTime(const std::string& text, int64_t* out);

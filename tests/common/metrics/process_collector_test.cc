@@ -1,4 +1,4 @@
-#include "trainer/metrics/process_collector.h"
+#include "common/metrics/process_collector.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,104 @@
+#include "operator/progress/trainer_progress.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <sstream>
+
+#include "common/time_util.h"
+
+namespace petname::progress {
+namespace {
+
+double Get(const std::map<std::string, double>& m, const char* name, double fallback) {
+  auto it = m.find(name);
+  return it == m.end() ? fallback : it->second;
+}
+
+void PutFinite(nlohmann::json* j, const char* key, double v) {
+  if (std::isfinite(v)) (*j)[key] = v;
+}
+
+// The position of the '}' closing the label set that opens at `open`, skipping quoted values
+// (which may hold '}' and escaped quotes); npos when unterminated.
+size_t LabelsEnd(const std::string& line, size_t open) {
+  bool quoted = false;
+  for (size_t i = open + 1; i < line.size(); ++i) {
+    if (quoted && line[i] == '\\') {
+      ++i;
+    } else if (line[i] == '"') {
+      quoted = !quoted;
+    } else if (!quoted && line[i] == '}') {
+      return i;
+    }
+  }
+  return std::string::npos;
+}
+
+}  // namespace
+
+std::map<std::string, double> ParseExposition(const std::string& text) {
+  std::map<std::string, double> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    size_t name_end = line.find_first_of("{ ");
+    if (name_end == std::string::npos || name_end == 0) continue;
+    size_t value_start = name_end;
+    if (line[name_end] == '{') {
+      size_t close = LabelsEnd(line, name_end);
+      if (close == std::string::npos) continue;
+      value_start = close + 1;
+    }
+    const char* begin = line.c_str() + value_start;
+    char* end = nullptr;
+    double v = std::strtod(begin, &end);
+    if (end == begin) continue;
+    out.emplace(line.substr(0, name_end), v);  // first sample wins
+  }
+  return out;
+}
+
+Sample SampleFromExposition(const std::string& text) {
+  std::map<std::string, double> m = ParseExposition(text);
+  Sample s;
+  if (m.count("petname_epochs_planned") == 0) return s;
+  s.valid = true;
+  s.epochs = static_cast<int64_t>(Get(m, "petname_epochs_planned", 0));
+  s.epoch = static_cast<int64_t>(Get(m, "petname_epoch", 0));
+  s.train_loss =
+      s.epoch > 0 ? Get(m, "petname_train_epoch_loss", NAN) : Get(m, "petname_train_loss", NAN);
+  if (s.epoch > 0) {
+    s.validation_loss = Get(m, "petname_validation_loss", -1);
+    s.validation_accuracy = Get(m, "petname_validation_accuracy", -1);
+  }
+  s.samples_total = Get(m, "petname_train_samples_total", 0);
+  s.world_size = std::max<int64_t>(1, static_cast<int64_t>(Get(m, "petname_world_size", 1)));
+  s.checkpoint_unix = Get(m, "petname_checkpoint_last_success_timestamp_seconds", 0);
+  return s;
+}
+
+nlohmann::json ProgressJson(const Sample& now, const Sample* prev, double seconds_between) {
+  nlohmann::json p = nlohmann::json::object();
+  p["epoch"] = std::max<int64_t>(0, now.epoch);
+  p["epochs"] = std::max<int64_t>(0, now.epochs);
+  if (now.train_loss > 0) PutFinite(&p, "trainLoss", now.train_loss);
+  if (now.validation_loss >= 0) PutFinite(&p, "validationLoss", now.validation_loss);
+  if (now.validation_accuracy >= 0 && now.validation_accuracy <= 1) {
+    PutFinite(&p, "validationAccuracy", now.validation_accuracy);
+  }
+  if (prev != nullptr && seconds_between > 0 && now.samples_total >= prev->samples_total) {
+    double rate = (now.samples_total - prev->samples_total) / seconds_between *
+                  static_cast<double>(now.world_size);
+    // Whole samples per second: sub-unit jitter would rewrite the status for nothing.
+    PutFinite(&p, "samplesPerSecond", std::round(rate));
+  }
+  if (now.checkpoint_unix > 0 && std::isfinite(now.checkpoint_unix)) {
+    p["lastCheckpointTime"] = Rfc3339(
+        std::chrono::system_clock::from_time_t(static_cast<std::time_t>(now.checkpoint_unix)));
+  }
+  return p;
+}
+
+}  // namespace petname::progress

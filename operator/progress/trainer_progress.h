@@ -1,0 +1,36 @@
+// Training progress read from a rank's /metrics exposition (the trainer's metric names, see
+// docs/observability.md), and its status.progress form.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace petname::progress {
+
+// The unlabelled-or-first sample of every metric in a Prometheus text exposition, by name.
+// Comment lines and malformed lines are skipped; values may be NaN or +-Inf.
+std::map<std::string, double> ParseExposition(const std::string& text);
+
+struct Sample {
+  bool valid = false;  // false when the text carries no petname_epochs_planned
+  int64_t epoch = 0;
+  int64_t epochs = 0;
+  double train_loss = 0;        // last epoch's mean loss; the last step's before epoch 1
+  double validation_loss = -1;  // < 0: none yet
+  double validation_accuracy = -1;
+  double samples_total = 0;  // this rank's counter
+  int64_t world_size = 1;
+  double checkpoint_unix = 0;  // 0: none yet
+};
+
+Sample SampleFromExposition(const std::string& text);
+
+// status.progress from `now` and the previous scrape (`prev`, seconds apart; the throughput of
+// all ranks is this rank's sample rate times the world size, omitted without a previous scrape
+// or after a counter reset). Non-finite values are left out. updateTime is not set here.
+nlohmann::json ProgressJson(const Sample& now, const Sample* prev, double seconds_between);
+
+}  // namespace petname::progress

@@ -1,0 +1,72 @@
+#include "operator/progress/trainer_progress.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace petname::progress {
+namespace {
+
+// The shape of a rank's exposition (labels as the trainer sets them).
+const char kAfterEpoch2[] = R"(# HELP petname_epoch Epochs completed.
+# TYPE petname_epoch gauge
+petname_epoch{job="j",namespace="ns",rank="0"} 2
+petname_epochs_planned{job="j",namespace="ns",rank="0"} 5
+petname_train_loss{job="j",namespace="ns",rank="0"} 1.9
+petname_train_epoch_loss{job="j",namespace="ns",rank="0"} 2.25
+petname_validation_loss{job="j",namespace="ns",rank="0"} 2.5
+petname_validation_accuracy{job="j",namespace="ns",rank="0"} 0.4
+petname_train_samples_total{job="j",namespace="ns",rank="0"} 10000
+petname_world_size{job="j",namespace="ns",rank="0"} 2
+petname_checkpoint_last_success_timestamp_seconds{job="j",namespace="ns",rank="0"} 1795000000
+petname_step_duration_seconds_bucket{job="j",le="0.1"} 3
+)";
+
+TEST(TrainerProgressTest, ParsesFirstSampleOfEachName) {
+  auto m = ParseExposition(
+      "# c\na 1\nb{x=\"}\",y=\"\\\"\"} 2\nb{x=\"2\"} 3\nbad\nc{ 4\nd NaN\ne +Inf\n");
+  EXPECT_EQ(m.at("a"), 1);
+  EXPECT_EQ(m.at("b"), 2);
+  EXPECT_EQ(m.count("bad"), 0u);
+  EXPECT_EQ(m.count("c"), 0u);
+  EXPECT_TRUE(std::isnan(m.at("d")));
+  EXPECT_TRUE(std::isinf(m.at("e")));
+}
+
+TEST(TrainerProgressTest, ProgressFromTwoScrapes) {
+  Sample before = SampleFromExposition(kAfterEpoch2);
+  ASSERT_TRUE(before.valid);
+  std::string later = kAfterEpoch2;
+  later.replace(later.find("} 10000"), 7, "} 15000");
+  Sample now = SampleFromExposition(later);
+  nlohmann::json p = ProgressJson(now, &before, 2.0);
+  EXPECT_EQ(p["epoch"], 2);
+  EXPECT_EQ(p["epochs"], 5);
+  EXPECT_EQ(p["trainLoss"], 2.25);
+  EXPECT_EQ(p["validationLoss"], 2.5);
+  EXPECT_EQ(p["validationAccuracy"], 0.4);
+  EXPECT_EQ(p["samplesPerSecond"], 5000);  // 2,500/s on rank 0 x 2 ranks
+  EXPECT_EQ(p["lastCheckpointTime"], "2026-11-18T11:06:40Z");
+  EXPECT_FALSE(p.contains("updateTime"));
+  EXPECT_FALSE(ProgressJson(now, nullptr, 0).contains("samplesPerSecond"));
+  EXPECT_FALSE(ProgressJson(before, &now, 2.0).contains("samplesPerSecond"));  // counter reset
+}
+
+TEST(TrainerProgressTest, BeforeTheFirstEpoch) {
+  Sample s = SampleFromExposition(
+      "petname_epoch 0\npetname_epochs_planned 3\npetname_train_loss 3.1\n"
+      "petname_validation_loss NaN\npetname_checkpoint_last_success_timestamp_seconds 0\n");
+  nlohmann::json p = ProgressJson(s, nullptr, 0);
+  EXPECT_EQ(p["epoch"], 0);
+  EXPECT_EQ(p["trainLoss"], 3.1);
+  EXPECT_FALSE(p.contains("validationLoss"));
+  EXPECT_FALSE(p.contains("lastCheckpointTime"));
+}
+
+TEST(TrainerProgressTest, NotATrainerExposition) {
+  EXPECT_FALSE(SampleFromExposition("process_open_fds 7\n").valid);
+  EXPECT_FALSE(SampleFromExposition("").valid);
+}
+
+}  // namespace
+}  // namespace petname::progress
