@@ -1,18 +1,16 @@
 #include "operator/kube/time.h"
 
+#include <chrono>
 #include <ctime>
+
+#include "common/time_util.h"
 
 namespace petname::kube {
 
 int64_t NowUnix() { return static_cast<int64_t>(std::time(nullptr)); }
 
 std::string FormatTime(int64_t unix_seconds) {
-  std::time_t t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return Rfc3339(std::chrono::system_clock::from_time_t(static_cast<std::time_t>(unix_seconds)));
 }
 
 bool ParseTime(const std::string& text, int64_t* unix_seconds) {
