@@ -172,19 +172,19 @@ Status RestClient::Create(RestConfig config, ClientOptions options,
   std::shared_ptr<TlsMaterial> tls;
   Status s = ParseTls(config, &tls);
   if (!s.ok()) return Status::InvalidArgument(config.server + ": " + s.message());
-  out->reset(new RestClient(std::move(config), options, tls));
+  out->reset(new RestClient(std::move(config), std::move(options), tls));
   return Status::Ok();
 }
 
 RestClient::RestClient(RestConfig config, ClientOptions options,
                        const std::shared_ptr<TlsMaterial>& tls)
     : config_(std::move(config)),
-      options_(options),
-      bucket_(options.qps, options.burst),
+      options_(std::move(options)),
+      bucket_(options_.qps, options_.burst),
       client_(std::make_unique<http_client>(config_.server,
-                                            ClientConfig(config_, options.request_timeout, tls))),
+                                            ClientConfig(config_, options_.request_timeout, tls))),
       watch_client_(std::make_unique<http_client>(
-          config_.server, ClientConfig(config_, options.watch_timeout, tls))),
+          config_.server, ClientConfig(config_, options_.watch_timeout, tls))),
       token_(config_.token),
       token_read_(std::chrono::steady_clock::now()) {}
 
