@@ -15,7 +15,7 @@ name); one example per prefix, window 8; a distinct name is held out for validat
 the first 52 bits of sha256(name), as a fraction of 2^52, are below 0.05.
 
 Prints one line per epoch:
-  epoch E val_loss L train_s S samples_per_s R peak_rss_mb M
+  epoch E val_loss L train_s S samples_per_s R peak_rss_mb M unix_time T
 """
 import argparse
 import csv
@@ -154,7 +154,8 @@ def main():
                 total += loss_fn(model(val_x[k:k + args.batch_size]).transpose(1, 2), y).item() * y.numel()
                 count += y.numel()
         print(f"epoch {epoch} val_loss {total / count:.4f} train_s {train_s:.2f} "
-              f"samples_per_s {len(train) / train_s:.0f} peak_rss_mb {peak_rss_mb():.0f}", flush=True)
+              f"samples_per_s {len(train) / train_s:.0f} peak_rss_mb {peak_rss_mb():.0f} "
+              f"unix_time {time.time():.3f}", flush=True)
     return 0
 
 

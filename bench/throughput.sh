@@ -7,6 +7,13 @@
 #
 #   bench/throughput.sh [--data CSV] [--runs 3] [--epochs 1] [--batch 4096] [--threads 2]
 #                       [--precision fp32|bf16] [--max-names N] [--petname PATH] [--out DIR]
+#                       [--variant 'LABEL=petname train flags']...
+#
+# Each --variant adds a petname configuration to every round (after the recipe), with its
+# flags appended to the common ones (--data --epochs --max-names); without --variant the
+# one variant is "petname" with --batch-size, --threads and --precision as given. Example:
+# --variant 'fp32x1=--threads 2' --variant 'fp32x2=--nproc 2 --threads 1 --batch-size 2048'
+# (--batch-size is per rank, so 2 x 2048 keeps the global batch at 4096).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,9 +26,10 @@ precision=fp32
 max_names=0
 petname=build/bin/petname
 out=""
+variants=()
 python=/usr/bin/python3  # Debian's python3-torch; the python3 first on PATH may be another
 
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --data) data=$2 ;;
@@ -33,6 +41,7 @@ while [ $# -gt 0 ]; do
     --max-names) max_names=$2 ;;
     --petname) petname=$2 ;;
     --out) out=$2 ;;
+    --variant) variants+=("$2") ;;
     -h | --help) usage ;;
     *) echo "throughput.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -45,6 +54,14 @@ done
 [ -x "$petname" ] || { echo "throughput.sh: $petname is not built (bash scripts/build)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "throughput.sh: /usr/bin/time is missing (bash scripts/setup)" >&2; exit 1; }
 if [ -z "$out" ]; then out=$(mktemp -d /tmp/petname-bench.XXXXXX); fi
+if [ ${#variants[@]} -eq 0 ]; then
+  variants=("petname=--batch-size $batch --threads $threads --precision $precision")
+fi
+for variant in "${variants[@]}"; do
+  [[ "$variant" == *=* && "${variant%%=*}" =~ ^[A-Za-z0-9_.-]+$ ]] ||
+    { echo "throughput.sh: --variant wants LABEL=FLAGS with a plain label, got '$variant'" >&2; exit 2; }
+done
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 mkdir -p "$out"
 
 # Peak RSS in MB from a /usr/bin/time -v log.
@@ -68,16 +85,19 @@ for run in $(seq 1 "$runs"); do
   rows+=("recipe $sps $loss $(rss_mb "$log.time")")
   printf '%-4s %-8s %12s %10s %12s\n' "$run" recipe "$sps" "$loss" "$(rss_mb "$log.time")"
 
-  log="$out/petname-$run"
-  env OMP_NUM_THREADS="$threads" /usr/bin/time -v -o "$log.time" \
-    "$petname" train --data "$data" --epochs "$epochs" --batch-size "$batch" \
-    --threads "$threads" --precision "$precision" --max-names "$max_names" \
-    --summary-json "$log.json" >"$log.out" 2>"$log.err" ||
-    { echo "throughput.sh: petname run $run failed, see $log.err" >&2; exit 1; }
-  sps=$(jq -r '.samples_per_second | floor' "$log.json")
-  loss=$(jq -r '.val_loss * 10000 | round / 10000' "$log.json")
-  rows+=("petname $sps $loss $(rss_mb "$log.time")")
-  printf '%-4s %-8s %12s %10s %12s\n' "$run" petname "$sps" "$loss" "$(rss_mb "$log.time")"
+  for variant in "${variants[@]}"; do
+    label=${variant%%=*}
+    read -ra flags <<<"${variant#*=}"
+    log="$out/$label-$run"
+    env OMP_NUM_THREADS="$threads" /usr/bin/time -v -o "$log.time" \
+      "$petname" train --data "$data" --epochs "$epochs" --max-names "$max_names" "${flags[@]}" \
+      --summary-json "$log.json" >"$log.out" 2>"$log.err" ||
+      { echo "throughput.sh: $label run $run failed, see $log.err" >&2; exit 1; }
+    sps=$(jq -r '.samples_per_second | floor' "$log.json")
+    loss=$(jq -r '.val_loss * 10000 | round / 10000' "$log.json")
+    rows+=("$label $sps $loss $(rss_mb "$log.time")")
+    printf '%-4s %-8s %12s %10s %12s\n' "$run" "$label" "$sps" "$loss" "$(rss_mb "$log.time")"
+  done
 done
 
 # Medians per side and the ratio of the samples/s medians.
@@ -93,5 +113,9 @@ printf '%s\n' "${rows[@]}" | awk -v runs="$runs" -v epochs="$epochs" -v out="$ou
       ms[k] = median(a, n[k]); ml[k] = median(b, n[k]); mr[k] = median(c, n[k])
       printf "median %-8s samples/s %.0f  val_loss %.4f  peak_rss_mb %.0f  (%d runs, %d epochs)\n", k, ms[k], ml[k], mr[k], n[k], epochs
     }
-    printf "ratio petname/recipe samples/s %.2f  val_loss %+.1f%%  logs %s\n", ms["petname"] / ms["recipe"], 100 * (ml["petname"] / ml["recipe"] - 1), out
+    for (k in n) if (k != "recipe") {
+      printf "ratio %s/recipe samples/s %.2f  val_loss %+.1f%%\n", k, ms[k] / ms["recipe"], 100 * (ml[k] / ml["recipe"] - 1)
+    }
+    printf "logs %s\n", out
   }'
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -13,6 +13,11 @@ inline constexpr char kRunning[] = "Running";
 inline constexpr char kSucceeded[] = "Succeeded";
 inline constexpr char kFailed[] = "Failed";
 inline constexpr char kSuspended[] = "Suspended";
+inline constexpr char kRestarting[] = "Restarting";
+// False with reason Unschedulable while a rank has not been scheduled for too long.
+inline constexpr char kPodsScheduled[] = "PodsScheduled";
+// False with reason GangSchedulingUnavailable when the gang scheduler's PodGroup API is absent.
+inline constexpr char kGangScheduling[] = "GangScheduling";
 
 // Sets condition `type` in the `conditions` array (created when null). lastTransitionTime
 // becomes `now` only when the condition is new or its status changes.

@@ -119,9 +119,20 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
 
   Reader run = r.Child("runPolicy");
   run.String("restartPolicy", &spec->restart_policy);
+  run.Int("backoffLimit", &spec->backoff_limit);
+  run.Int("restartBackoffSeconds", &spec->restart_backoff_seconds);
+  run.Int("activeDeadlineSeconds", &spec->active_deadline_seconds);
+  run.Int("ttlSecondsAfterFinished", &spec->ttl_seconds_after_finished);
+  run.String("cleanPodPolicy", &spec->clean_pod_policy);
   run.Bool("suspend", &spec->suspend);
 
   if (const Json* v = r.Field("scheduling")) spec->scheduling = *v;
+  Reader sched = r.Child("scheduling");
+  sched.Int("unschedulableAfterSeconds", &spec->unschedulable_after_seconds);
+  Reader gang = sched.Child("gang");
+  gang.Bool("enabled", &spec->gang_enabled);
+  gang.Int("minAvailable", &spec->gang_min_available);
+  gang.String("scheduler", &spec->gang_scheduler);
   r.Child("metrics").Int("port", &spec->metrics_port);
   r.Int("masterPort", &spec->master_port);
   if (const Json* v = r.Field("env")) {
@@ -141,6 +152,22 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
   if (spec->backend != "nccl" && spec->backend != "gloo") {
     return Status::InvalidArgument("spec.backend must be nccl or gloo, not '" + spec->backend +
                                    "'");
+  }
+  if (spec->restart_policy != "OnFailure" && spec->restart_policy != "Never" &&
+      spec->restart_policy != "ExitCode") {
+    return Status::InvalidArgument(
+        "spec.runPolicy.restartPolicy must be OnFailure, Never or ExitCode");
+  }
+  if (spec->clean_pod_policy != "Running" && spec->clean_pod_policy != "All" &&
+      spec->clean_pod_policy != "None") {
+    return Status::InvalidArgument("spec.runPolicy.cleanPodPolicy must be Running, All or None");
+  }
+  if (spec->gang_scheduler != "coscheduling" && spec->gang_scheduler != "volcano") {
+    return Status::InvalidArgument(
+        "spec.scheduling.gang.scheduler must be coscheduling or volcano");
+  }
+  if (spec->gang_min_available == 0 || spec->gang_min_available > spec->replicas) {
+    spec->gang_min_available = spec->replicas;
   }
   if (spec->backend == "nccl" && spec->gpus_per_replica == 0) {
     return Status::InvalidArgument("spec.backend nccl needs resources.gpusPerReplica > 0");

@@ -27,6 +27,8 @@ inline constexpr char kNameLabel[] = "app.kubernetes.io/name";  // value: kAppNa
 inline constexpr char kAppName[] = "petname";
 inline constexpr char kJobNameLabel[] = "petname.dev/job-name";
 inline constexpr char kRankLabel[] = "petname.dev/rank";
+// The gang restart a pod belongs to (status.restarts when it was created; absent reads as 0).
+inline constexpr char kRestartGenerationLabel[] = "petname.dev/restart-generation";
 
 // A volume mounted into every rank pod: exactly one of claim_name, host_path, config_map.
 struct VolumeSpec {
@@ -65,8 +67,20 @@ struct JobSpec {
   int checkpoint_every_epochs = 1;
   int checkpoint_keep = 3;
 
-  std::string restart_policy = "OnFailure";
+  // runPolicy
+  std::string restart_policy = "OnFailure";  // OnFailure, Never or ExitCode
+  int backoff_limit = 3;                     // whole-job restarts before Failed
+  int restart_backoff_seconds = 10;          // first restart delay; doubles, capped at 5 min
+  int64_t active_deadline_seconds = 0;       // 0 = no deadline
+  int64_t ttl_seconds_after_finished = -1;   // -1 = keep the finished job
+  std::string clean_pod_policy = "Running";  // Running, All or None
   bool suspend = false;
+
+  // scheduling
+  int unschedulable_after_seconds = 60;  // Pending+Unschedulable this long is surfaced
+  bool gang_enabled = false;
+  int gang_min_available = 0;                   // 0 = replicas
+  std::string gang_scheduler = "coscheduling";  // coscheduling or volcano
 
   Json scheduling = Json::object();  // schedulerName, priorityClassName, nodeSelector, ...
   int metrics_port = 9400;

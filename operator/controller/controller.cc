@@ -11,7 +11,8 @@ namespace petname::controller {
 Controller::Controller(kube::RestClient* client, ControllerOptions options)
     : client_(client),
       options_(std::move(options)),
-      queue_(std::chrono::milliseconds(50), std::chrono::seconds(60)) {
+      queue_(std::chrono::milliseconds(50), std::chrono::seconds(60)),
+      events_(client, "petname-operator") {
   const std::string selector =
       kube::SelectorString({{api::kNameLabel, api::kAppName}, {api::kJobNameLabel, ""}});
   jobs_ = std::make_unique<kube::Informer>(client_, JobsPath(options_.ns), "",
@@ -31,7 +32,7 @@ Controller::Controller(kube::RestClient* client, ControllerOptions options)
     };
   }
   reconciler_ = std::make_unique<Reconciler>(
-      client_, Caches{jobs_.get(), pods_.get(), services_.get()}, std::move(hooks));
+      client_, Caches{jobs_.get(), pods_.get(), services_.get()}, &events_, std::move(hooks));
 }
 
 Controller::~Controller() { Stop(); }
@@ -107,7 +108,8 @@ void Controller::Work() {
   while (queue_.Get(&key, &waited)) {
     logging::ReconcileScope scope(key, logging::RandomUuid());
     const auto start = std::chrono::steady_clock::now();
-    Status s = reconciler_->Reconcile(key);
+    int64_t requeue_after = 0;
+    Status s = reconciler_->Reconcile(key, &requeue_after);
     if (options_.metrics != nullptr) {
       options_.metrics->ObserveQueueWait(std::chrono::duration<double>(waited).count());
       options_.metrics->ObserveReconcile(
@@ -115,6 +117,7 @@ void Controller::Work() {
     }
     if (s.ok()) {
       queue_.Forget(key);
+      if (requeue_after > 0) queue_.AddAfter(key, std::chrono::seconds(requeue_after));
     } else {
       // A stale status write (409) is routine when events arrive in quick succession.
       spdlog::log(s.code() == Status::Code::kFailedPrecondition ? spdlog::level::debug
@@ -131,6 +134,7 @@ void Controller::Stop() {
   queue_.ShutDown();
   for (std::thread& t : threads_) t.join();
   threads_.clear();
+  events_.Stop();
 }
 
 }  // namespace petname::controller

@@ -2,7 +2,9 @@
 // app.kubernetes.io/name=petname with a petname.dev/job-name) to a de-duplicating rate-limited
 // work queue and N reconcile workers, controller-runtime style. Any change to a job, or to a pod
 // or service carrying a job's name label, queues that job's key. Workers start once every cache
-// has synced; a failed reconcile is re-queued with per-key backoff.
+// has synced; a failed reconcile is re-queued with per-key backoff, a successful one that asks
+// for a later pass (restart backoff, deadlines, TTL) is re-queued after that delay. Events on
+// the jobs go through an EventRecorder, which never blocks a reconcile.
 #pragma once
 
 #include <map>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "operator/controller/reconciler.h"
+#include "operator/kube/event_recorder.h"
 #include "operator/kube/informer.h"
 #include "operator/kube/rest_client.h"
 #include "operator/kube/work_queue.h"
@@ -66,6 +69,7 @@ class Controller {
   std::unique_ptr<kube::Informer> jobs_;
   std::unique_ptr<kube::Informer> pods_;
   std::unique_ptr<kube::Informer> services_;
+  kube::EventRecorder events_;
   std::unique_ptr<Reconciler> reconciler_;
   std::vector<std::thread> threads_;
 };

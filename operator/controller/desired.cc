@@ -3,6 +3,7 @@
 #include <set>
 #include <sstream>
 
+#include "operator/controller/gang.h"
 #include "operator/kube/object.h"
 
 namespace petname::controller {
@@ -15,17 +16,15 @@ std::string FormatDouble(double v) {
   return out.str();
 }
 
-bool Finished(const api::Job& job) {
-  std::string phase = job.status.value("phase", "");
-  return phase == "Succeeded" || phase == "Failed";
-}
-
 Json Labels(const api::Job& job, int rank) {
   Json labels = Json::object();
   for (const auto& [k, v] : job.spec.labels) labels[k] = v;
   labels[api::kNameLabel] = api::kAppName;
   labels[api::kJobNameLabel] = job.name;
-  if (rank >= 0) labels[api::kRankLabel] = std::to_string(rank);
+  if (rank >= 0) {
+    labels[api::kRankLabel] = std::to_string(rank);
+    labels[api::kRestartGenerationLabel] = std::to_string(job.status.value("restarts", 0));
+  }
   return labels;
 }
 
@@ -131,10 +130,12 @@ Json Pod(const api::Job& job, int rank) {
        {"schedulerName", "priorityClassName", "nodeSelector", "tolerations", "affinity"}) {
     if (s.scheduling.is_object() && s.scheduling.contains(key)) spec[key] = s.scheduling[key];
   }
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata", Metadata(job, PodName(job.name, rank), rank)},
-          {"spec", spec}};
+  Json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", Metadata(job, PodName(job.name, rank), rank)},
+              {"spec", spec}};
+  if (job.spec.gang_enabled) JoinGang(job, &pod);
+  return pod;
 }
 
 const Json* FindByName(const std::vector<Json>& objects, const std::string& name) {
@@ -196,14 +197,20 @@ std::vector<std::string> TrainArgs(const api::JobSpec& s) {
   return args;
 }
 
-DesiredState Desired(const api::Job& job) {
-  DesiredState d;
-  d.services.push_back(Service(job));
-  if (Finished(job)) {
-    d.prune = false;
-    return d;
+int PodGeneration(const Json& pod) {
+  const std::string g = kube::Label(pod, api::kRestartGenerationLabel);
+  if (g.empty() || g.size() > 9 || g.find_first_not_of("0123456789") != std::string::npos) {
+    return 0;
   }
-  if (job.spec.suspend) return d;
+  return std::stoi(g);
+}
+
+DesiredState Desired(const api::Job& job, PodAction action) {
+  DesiredState d;
+  d.action = action;
+  d.services.push_back(Service(job));
+  if (job.spec.gang_enabled && action == PodAction::kRun) d.pod_groups.push_back(PodGroup(job));
+  if (action != PodAction::kRun) return d;
   for (int rank = 0; rank < job.spec.replicas; ++rank) d.pods.push_back(Pod(job, rank));
   return d;
 }
@@ -211,14 +218,37 @@ DesiredState Desired(const api::Job& job) {
 Actions Diff(const api::Job& job, const DesiredState& desired, const Observed& observed) {
   Actions out;
   for (const Json& s : desired.services) Place(job, s, observed.services, &out);
-  for (const Json& p : desired.pods) Place(job, p, observed.pods, &out);
-  if (!desired.prune) return out;
+  for (const Json& g : desired.pod_groups) Place(job, g, observed.pod_groups, &out);
+  const int generation = job.status.value("restarts", 0);
   std::set<std::string> wanted;
   for (const Json& p : desired.pods) wanted.insert(kube::Name(p));
+  std::set<std::string> stale;
   for (const Json& p : observed.pods) {
-    if (kube::IsControlledBy(p, job.uid) && !wanted.count(kube::Name(p))) {
-      out.delete_pods.push_back(kube::Name(p));
+    if (!kube::IsControlledBy(p, job.uid)) continue;
+    if (!kube::StringAt(p, "/metadata/deletionTimestamp").empty()) continue;  // going already
+    const std::string phase = kube::StringAt(p, "/status/phase");
+    bool remove = false;
+    switch (desired.action) {
+      case PodAction::kRun:
+        remove = !wanted.count(kube::Name(p)) || PodGeneration(p) != generation;
+        break;
+      case PodAction::kStop:
+      case PodAction::kCleanupAll:
+        remove = true;
+        break;
+      case PodAction::kCleanupRunning:
+        remove = phase != "Succeeded" && phase != "Failed";
+        break;
+      case PodAction::kKeep:
+        break;
     }
+    if (remove) {
+      out.delete_pods.push_back(kube::Name(p));
+      stale.insert(kube::Name(p));
+    }
+  }
+  for (const Json& p : desired.pods) {
+    if (!stale.count(kube::Name(p))) Place(job, p, observed.pods, &out);
   }
   return out;
 }

@@ -9,7 +9,11 @@
 //    operator handles restarts), env MASTER_ADDR=J-rank-0.J.NS.svc, MASTER_PORT, WORLD_SIZE, RANK,
 //    LOCAL_RANK=0, their PET_* equivalents, PETNAME_JOB_NAME, PETNAME_NAMESPACE, the spec's env;
 //    args of `petname train` from spec.training/dataset/checkpoint/metrics; nvidia.com/gpu limits;
-//    checkpoint (claim or emptyDir) and dataset volumes; the metrics containerPort.
+//    checkpoint (claim or emptyDir) and dataset volumes; the metrics containerPort; label
+//    petname.dev/restart-generation=<status.restarts>, so pods of an earlier gang restart are
+//    never taken for current ones (Diff deletes them);
+//  - with scheduling.gang.enabled, the PodGroup (gang.h) and the pods' gang labels.
+// Which pods exist is decided by ComputeStatus (job_status.h) as a PodAction.
 #pragma once
 
 #include <string>
@@ -28,14 +32,23 @@ using Json = nlohmann::json;
 struct Observed {
   std::vector<Json> pods;
   std::vector<Json> services;
+  std::vector<Json> pod_groups;  // the job's PodGroup when it exists
+};
+
+// What should happen to the job's rank pods.
+enum class PodAction {
+  kRun,             // every rank of the current restart generation exists; others are deleted
+  kStop,            // no rank pods (suspended, restarting, waiting for the PodGroup)
+  kCleanupRunning,  // finished: delete the pods that have not finished, keep the rest
+  kCleanupAll,      // finished: delete every pod
+  kKeep,            // finished: keep every pod for inspection
 };
 
 struct DesiredState {
   std::vector<Json> services;
+  std::vector<Json> pod_groups;  // created before the pods
   std::vector<Json> pods;
-  // Whether pods this job controls that are not desired get deleted. False once the job has
-  // finished: its pods stay for inspection.
-  bool prune = true;
+  PodAction action = PodAction::kRun;
 };
 
 std::string PodName(const std::string& job, int rank);
@@ -43,12 +56,15 @@ std::string PodName(const std::string& job, int rank);
 // The arguments after `petname train` for one rank.
 std::vector<std::string> TrainArgs(const api::JobSpec& spec);
 
-// Pure: depends only on the job (spec and the phase in its status).
-DesiredState Desired(const api::Job& job);
+// The restart generation of a pod (its label; 0 when absent).
+int PodGeneration(const Json& pod);
+
+// Pure: depends only on the job (spec, status.restarts) and `action`.
+DesiredState Desired(const api::Job& job, PodAction action = PodAction::kRun);
 
 struct Actions {
-  std::vector<Json> create;              // services first, then pods in rank order
-  std::vector<std::string> delete_pods;  // names of controlled pods not desired
+  std::vector<Json> create;              // services, pod groups, then pods in rank order
+  std::vector<std::string> delete_pods;  // controlled pods not desired (or of another generation)
   std::vector<std::string> conflicts;    // desired names held by objects this job does not own
 };
 

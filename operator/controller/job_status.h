@@ -1,26 +1,73 @@
-// ComputeStatus: the PetNameTrainingJob status implied by the job's previous status and the pods
-// it controls. Pure (the caller passes `now`, RFC 3339). Phases in this version:
-//   Pending   - pods created, not all ranks running yet
-//   Running   - every rank is running (or already succeeded)
-//   Succeeded - every rank succeeded
-//   Failed    - a rank failed (rank restarts are not implemented yet, whatever the restart policy)
-//   Suspended - spec.runPolicy.suspend
-// Succeeded and Failed are final. Conditions Created/Running/Succeeded/Failed/Suspended follow the
-// phase; counts active/ready/succeeded/failed are over controlled pods; startTime is set on the
-// first computation, completionTime when a final phase is reached; observedGeneration is the
-// job's generation.
+// ComputeStatus: the lifecycle of a PetNameTrainingJob, decided by a pure function of the job
+// (spec and previous status), the pods it controls, whether its PodGroup exists, and `now`
+// (Unix seconds). It returns the new status, what to do with the rank pods (PodAction), when to
+// look again (requeue_after) and whether the job itself is due for deletion (TTL). Every
+// decision is re-derived from observed state on each pass (level-triggered); the time-based
+// ones from timestamps kept in status, so they survive an operator restart.
+//
+// Phases: Pending (ranks created, not all running), Running (all running or done), Restarting,
+// Succeeded, Failed (both final), Suspended. Only pods of the current restart generation
+// (label petname.dev/restart-generation == status.restarts) and not being deleted are counted.
+//
+//  - A failed rank (pod_failure.h) that the restart policy does not retry: Failed, reason
+//    RankFailed. A retryable one with status.restarts >= backoffLimit: Failed, reason
+//    BackoffLimitExceeded. Otherwise a gang restart: restarts+1, lastRestartTime=now, phase and
+//    condition Restarting (reason from the failure, message naming rank and exit code), all
+//    rank pods deleted (kStop). Once none is left and restartBackoffSeconds * 2^(restarts-1)
+//    (capped at 300 s) has passed since lastRestartTime, the ranks are recreated (they always
+//    run with --resume) and the phase goes back to Pending.
+//  - activeDeadlineSeconds after startTime: Failed, reason DeadlineExceeded, running pods
+//    deleted whatever cleanPodPolicy says.
+//  - suspend: phase and condition Suspended, pods deleted; back to false: condition Suspended
+//    False with reason Resumed, startTime reset (the deadline counts from the resume), pods
+//    recreated.
+//  - Finished: cleanPodPolicy Running -> kCleanupRunning, All -> kCleanupAll, None -> kKeep;
+//    delete_job once completionTime + ttlSecondsAfterFinished has passed.
+//  - A rank Pending with PodScheduled=False/Unschedulable for unschedulableAfterSeconds:
+//    condition PodsScheduled False, reason Unschedulable, the scheduler's message.
+//  - Gang scheduling with the PodGroup API absent: condition GangScheduling False, reason
+//    GangSchedulingUnavailable, no pods (kStop), checked again every 30 s.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "operator/api/job.h"
+#include "operator/controller/desired.h"
 
 namespace petname::controller {
 
-nlohmann::json ComputeStatus(const api::Job& job, const std::vector<nlohmann::json>& owned_pods,
-                             const std::string& now);
+enum class PodGroupState {
+  kNotWanted,    // gang scheduling is off
+  kPresent,      // the job's PodGroup exists
+  kMissing,      // the API is served, the object does not exist yet
+  kUnavailable,  // the PodGroup API is not served (CRD absent)
+};
+
+// A Kubernetes Event to record on the job (type Normal or Warning).
+struct JobEvent {
+  std::string type;
+  std::string reason;
+  std::string message;
+};
+
+struct Plan {
+  nlohmann::json status;
+  PodAction pods = PodAction::kRun;
+  int64_t requeue_after = 0;  // seconds until a time-based decision is due; 0: none pending
+  bool delete_job = false;
+  // Transitions from the previous status to this one: Created, Restarting, Succeeded, Failed,
+  // Suspended, Resumed, Unschedulable, GangSchedulingUnavailable.
+  std::vector<JobEvent> events;
+};
+
+// Restart delay before recreating the ranks after the `restarts`-th restart.
+int64_t RestartDelaySeconds(const api::JobSpec& spec, int restarts);
+
+Plan ComputeStatus(const api::Job& job, const std::vector<nlohmann::json>& owned_pods,
+                   PodGroupState group, int64_t now);
 
 }  // namespace petname::controller

@@ -1,13 +1,13 @@
 #include "operator/controller/reconciler.h"
 
-#include <ctime>
 #include <future>
 
 #include <spdlog/spdlog.h>
 
 #include "operator/controller/desired.h"
-#include "operator/controller/job_status.h"
+#include "operator/controller/gang.h"
 #include "operator/kube/object.h"
+#include "operator/kube/time.h"
 #include "operator/logging/logging.h"
 
 namespace petname::controller {
@@ -16,15 +16,6 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr size_t kMaxBatch = 16;
-
-std::string NowRfc3339() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string ApiMessage(const kube::Response& r) {
   std::string msg = kube::StringAt(r.body, "/message");
@@ -43,10 +34,12 @@ std::string JobsPath(const std::string& ns) {
   return ns.empty() ? base + "/" + api::kPlural : base + "/namespaces/" + ns + "/" + api::kPlural;
 }
 
-Reconciler::Reconciler(kube::RestClient* client, Caches caches, ReconcileHooks hooks)
-    : client_(client), caches_(caches), hooks_(std::move(hooks)) {}
+Reconciler::Reconciler(kube::RestClient* client, Caches caches, kube::EventRecorder* events,
+                       ReconcileHooks hooks)
+    : client_(client), caches_(caches), events_(events), hooks_(std::move(hooks)) {}
 
-Status Reconciler::Reconcile(const std::string& key) {
+Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
+  *requeue_after = 0;
   Json obj;
   if (!caches_.jobs->Get(key, &obj)) return Status::Ok();  // deleted: the GC removes the rest
   api::Job job;
@@ -58,9 +51,29 @@ Status Reconciler::Reconcile(const std::string& key) {
   auto mine = [&](const Json& o) {
     return kube::Namespace(o) == job.ns && kube::Label(o, api::kJobNameLabel) == job.name;
   };
-  Observed observed{caches_.pods->List(mine), caches_.services->List(mine)};
+  Observed observed{caches_.pods->List(mine), caches_.services->List(mine), {}};
+  PodGroupState group = PodGroupState::kNotWanted;
+  if (job.spec.gang_enabled) {
+    PETNAME_RETURN_IF_ERROR(ObservePodGroup(job, &group, &observed.pod_groups));
+  }
 
-  Actions actions = Diff(job, Desired(job), observed);
+  std::vector<Json> owned;
+  for (const Json& p : observed.pods) {
+    if (kube::IsControlledBy(p, job.uid)) owned.push_back(p);
+  }
+  Plan plan = ComputeStatus(job, owned, group, kube::NowUnix());
+  if (hooks_.progress != nullptr) hooks_.progress->Apply(key, job.status, &plan.status);
+  if (plan.delete_job) return DeleteJob(job);
+  if (plan.status != job.status) {
+    PETNAME_RETURN_IF_ERROR(WriteStatus(job, plan.status));
+    for (const JobEvent& e : plan.events) {
+      spdlog::info("{}: {} {}: {}", key, e.type, e.reason, e.message);
+      events_->Record(job.object, e.type, e.reason, e.message);
+    }
+  }
+  job.status = plan.status;
+
+  Actions actions = Diff(job, Desired(job, plan.pods), observed);
   for (const std::string& name : actions.conflicts) {
     spdlog::warn("{}: {} exists and is not controlled by this job; leaving it alone", key, name);
   }
@@ -69,18 +82,40 @@ Status Reconciler::Reconcile(const std::string& key) {
     Status s = DeletePod(job, name);
     if (acted.ok()) acted = s;
   }
-
-  std::vector<Json> owned;
-  for (const Json& p : observed.pods) {
-    if (kube::IsControlledBy(p, job.uid)) owned.push_back(p);
-  }
-  Json status = ComputeStatus(job, owned, NowRfc3339());
-  if (hooks_.progress != nullptr) hooks_.progress->Apply(key, job.status, &status);
-  if (status != job.status) {
-    Status s = WriteStatus(job, status);
-    if (acted.ok()) acted = s;
-  }
+  *requeue_after = plan.requeue_after;
   return acted;
+}
+
+Status Reconciler::ObservePodGroup(const api::Job& job, PodGroupState* state,
+                                   std::vector<Json>* groups) {
+  kube::Response resp;
+  PETNAME_RETURN_IF_ERROR(
+      client_->Do("GET", PodGroupsPath(job.spec, job.ns) + "/" + job.name, nullptr, &resp));
+  if (resp.code == 200) {
+    *state = PodGroupState::kPresent;
+    groups->push_back(resp.body);
+    return Status::Ok();
+  }
+  if (resp.code == 404) {
+    // A served resource answers with a Status naming it; an unknown API path does not.
+    const bool served = kube::StringAt(resp.body, "/details/kind") == "podgroups";
+    *state = served ? PodGroupState::kMissing : PodGroupState::kUnavailable;
+    return Status::Ok();
+  }
+  return Status::Unavailable("get PodGroup " + job.name + ": " + ApiMessage(resp));
+}
+
+Status Reconciler::DeleteJob(const api::Job& job) {
+  kube::Response resp;
+  PETNAME_RETURN_IF_ERROR(
+      client_->Do("DELETE", JobsPath(job.ns) + "/" + job.name + "?propagationPolicy=Background",
+                  nullptr, &resp));
+  if (resp.code == 200 || resp.code == 202 || resp.code == 404) {
+    spdlog::info("{}/{}: deleted (ttlSecondsAfterFinished {} s passed)", job.ns, job.name,
+                 job.spec.ttl_seconds_after_finished);
+    return Status::Ok();
+  }
+  return Status::Unavailable("delete job " + job.name + ": " + ApiMessage(resp));
 }
 
 Status Reconciler::CreateAll(const api::Job& job, const std::vector<Json>& objects) {
@@ -108,7 +143,8 @@ Status Reconciler::CreateAll(const api::Job& job, const std::vector<Json>& objec
 
 Status Reconciler::Create(const api::Job& job, const Json& obj) {
   const std::string kind = obj.value("kind", "");
-  const std::string path = CorePath(job.ns, kind);
+  const std::string path =
+      kind == "PodGroup" ? PodGroupsPath(job.spec, job.ns) : CorePath(job.ns, kind);
   kube::Response resp;
   PETNAME_RETURN_IF_ERROR(client_->Do("POST", path, &obj, &resp));
   if (resp.code == 201 || resp.code == 200) {

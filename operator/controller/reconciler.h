@@ -1,13 +1,18 @@
 // Reconciler: one level-triggered pass for one PetNameTrainingJob key ("namespace/name").
 //
 // It never trusts an event's content: it reads the job and the job's pods/services from the
-// informer caches, computes Desired(job) (pure), Diff()s it against what exists, creates what
-// is missing (pods in slow-start batches 1, 2, 4, ... as the Job controller does), deletes
-// controlled pods that are not desired, and writes ComputeStatus() through the status
-// subresource with the job's resourceVersion. A 409 on the status write returns
-// FailedPrecondition and any failed action Unavailable, so the key is retried, from fresh cache
-// state, with backoff. An object that
-// already exists is adopted only when this job controls it; a foreign one is left alone.
+// informer caches (and, with gang scheduling, GETs the job's PodGroup), computes the lifecycle
+// Plan (ComputeStatus, pure) and writes its status through the status subresource with the
+// job's resourceVersion *before* acting, so a decision such as a gang restart is recorded
+// before its pods are deleted; the Plan's events are recorded once that write succeeded. Then
+// it computes Desired(job, plan.pods) (pure), Diff()s it against what exists, creates what is
+// missing (PodGroup first, pods in slow-start batches 1, 2, 4, ... as the Job controller
+// does) and deletes what the plan says must go. A job whose TTL after finishing expired is
+// deleted (the garbage collector removes its pods). A 409 on the status write returns
+// FailedPrecondition and any failed action Unavailable, so the key is retried, from fresh
+// cache state, with backoff; *requeue_after asks for another pass when a time-based decision
+// (restart backoff, deadline, TTL, unschedulable timeout) falls due. An object that already
+// exists is adopted only when this job controls it; a foreign one is left alone.
 #pragma once
 
 #include <atomic>
@@ -18,6 +23,8 @@
 
 #include "common/status.h"
 #include "operator/api/job.h"
+#include "operator/controller/job_status.h"
+#include "operator/kube/event_recorder.h"
 #include "operator/kube/informer.h"
 #include "operator/kube/rest_client.h"
 #include "operator/progress/progress_store.h"
@@ -42,9 +49,11 @@ struct ReconcileHooks {
 
 class Reconciler {
  public:
-  Reconciler(kube::RestClient* client, Caches caches, ReconcileHooks hooks = {});
+  Reconciler(kube::RestClient* client, Caches caches, kube::EventRecorder* events,
+             ReconcileHooks hooks = {});
 
-  Status Reconcile(const std::string& key);
+  // *requeue_after is set to 0 or to the seconds after which the key needs another pass.
+  Status Reconcile(const std::string& key, int64_t* requeue_after);
 
   int64_t creates() const { return creates_.load(); }
 
@@ -53,9 +62,13 @@ class Reconciler {
   Status Create(const api::Job& job, const nlohmann::json& obj);
   Status DeletePod(const api::Job& job, const std::string& name);
   Status WriteStatus(const api::Job& job, const nlohmann::json& status);
+  Status ObservePodGroup(const api::Job& job, PodGroupState* state,
+                         std::vector<nlohmann::json>* groups);
+  Status DeleteJob(const api::Job& job);
 
   kube::RestClient* const client_;
   const Caches caches_;
+  kube::EventRecorder* const events_;
   const ReconcileHooks hooks_;
   std::atomic<int64_t> creates_{0};
 };

@@ -89,7 +89,8 @@ nlohmann::json ProgressJson(const Sample& now, const Sample* prev, double second
     PutFinite(&p, "validationAccuracy", now.validation_accuracy);
   }
   if (prev != nullptr && seconds_between > 0 && now.samples_total >= prev->samples_total) {
-    double rate = (now.samples_total - prev->samples_total) / seconds_between * now.world_size;
+    double rate = (now.samples_total - prev->samples_total) / seconds_between *
+                  static_cast<double>(now.world_size);
     // Whole samples per second: sub-unit jitter would rewrite the status for nothing.
     PutFinite(&p, "samplesPerSecond", std::round(rate));
   }

@@ -36,6 +36,19 @@ export PETNAME_CLUSTER_OWNER_PID=$$
 k() { "$KUBECTL" --kubeconfig "$DIR/kubeconfig" "$@"; }
 can() { [[ $(k auth can-i --as "$SA" "$@" 2>/dev/null) == yes ]]; }
 cannot() { ! can "$@"; }
+# For APIs this cluster does not serve (PodGroups) `kubectl auth can-i` cannot map the resource
+# (it asks about group "" instead), so ask with a SubjectAccessReview. sar VERB GROUP RESOURCE
+sar() {
+  [[ $(k create -o jsonpath='{.status.allowed}' -f - 2>/dev/null <<YAML
+apiVersion: authorization.k8s.io/v1
+kind: SubjectAccessReview
+spec:
+  user: $SA
+  groups: [system:serviceaccounts, "system:serviceaccounts:$NS", system:authenticated]
+  resourceAttributes: {namespace: default, verb: $1, group: $2, resource: $3}
+YAML
+  ) == true ]]
+}
 eventually() { # SECONDS COMMAND...: retry every 0.5 s
   local deadline=$((SECONDS + $1))
   shift
@@ -76,6 +89,10 @@ stop_operator() {
     OP_PID=""
   fi
 }
+has_created_event() {
+  k -n default get events --field-selector involvedObject.name=cpu-job -o jsonpath='{.items[*].reason}' |
+    grep -qw Created
+}
 pods_of() { # NAMESPACE JOB: number of rank pods
   k -n "$1" get pods -l "petname.dev/job-name=$2" -o name 2>/dev/null | wc -l
 }
@@ -113,6 +130,14 @@ check "RBAC: watch jobs in all namespaces" can watch petnametrainingjobs.petname
 check "RBAC: update job status" can update petnametrainingjobs.petname.dev --subresource status -n default
 check "RBAC: create and delete pods" can_pods
 check "RBAC: create services" can create services -n default
+check "RBAC: delete jobs (TTL)" can delete petnametrainingjobs.petname.dev -n default
+check "RBAC: create events" can create events -n default
+check "RBAC: no event deletes" cannot delete events -n default
+check "RBAC: get and create coscheduling PodGroups" sar get scheduling.x-k8s.io podgroups
+check "RBAC: create coscheduling PodGroups" sar create scheduling.x-k8s.io podgroups
+check "RBAC: create Volcano PodGroups" sar create scheduling.volcano.sh podgroups
+check "RBAC: no PodGroup deletes" eval '! sar delete scheduling.x-k8s.io podgroups'
+check "RBAC: SubjectAccessReview answers no for unrelated APIs" eval '! sar create batch jobs'
 check "RBAC: no pod updates" cannot update pods -n default
 check "RBAC: no service deletes" cannot delete services -n default
 check "RBAC: no secrets" cannot get secrets -n default
@@ -135,6 +160,7 @@ check "example cpu-job accepted" k -n default apply -f "$ROOT/examples/cpu-job.y
 check "cpu-job turned into 2 rank pods" eventually 60 has_pods default cpu-job 2
 check "cpu-job has its headless Service" eventually 30 k -n default get service cpu-job
 check "cpu-job status written" eventually 30 has_phase
+check "Created Event recorded as the ServiceAccount" eventually 30 has_created_event
 check "operator log free of 403s" no_forbidden
 token_not_logged() {
   local token

@@ -18,15 +18,19 @@ CHART = ROOT / "charts" / "petname-operator"
 HELM = sys.argv[1] if len(sys.argv) > 1 else "helm"
 
 # What operator/ does through the API (informers: list + watch; reconciler: create, get on a
-# 409, delete pods, PUT status). The chart must grant exactly this and nothing more.
+# 409, delete pods, PUT status, delete jobs after their TTL, create Events, get/create
+# PodGroups). The chart must grant exactly this and nothing more.
 OPERATOR_RULES = [
     {"apiGroups": ["petname.dev"], "resources": ["petnametrainingjobs"],
-     "verbs": ["get", "list", "watch"]},
+     "verbs": ["get", "list", "watch", "delete"]},
     {"apiGroups": ["petname.dev"], "resources": ["petnametrainingjobs/status"],
      "verbs": ["update"]},
     {"apiGroups": [""], "resources": ["pods"],
      "verbs": ["get", "list", "watch", "create", "delete"]},
     {"apiGroups": [""], "resources": ["services"], "verbs": ["get", "list", "watch", "create"]},
+    {"apiGroups": [""], "resources": ["events"], "verbs": ["create"]},
+    {"apiGroups": ["scheduling.x-k8s.io", "scheduling.volcano.sh"], "resources": ["podgroups"],
+     "verbs": ["get", "create"]},
 ]
 LEASE_RULES = [{"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
                 "verbs": ["get", "create", "update"]}]

@@ -1,4 +1,5 @@
 #include "common/file_util.h"
+#include "tests/support/temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -11,16 +12,8 @@ namespace fs = std::filesystem;
 
 class FileUtilTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ =
-        fs::temp_directory_path() /
-        ("petname-file-util-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-         "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  petname::testing::TempDir tmp_;
+  fs::path dir_ = tmp_.fs_path();
 };
 
 TEST_F(FileUtilTest, WritesAndReplacesAtomically) {

@@ -36,6 +36,7 @@ struct TrainFlags {
   size_t max_names = 0;
   double validation_fraction = 0.05;
   std::string precision = "fp32";
+  std::string lr_schedule = "constant";
   std::string summary_json;
   int metrics_port = 0;  // 0: no /metrics
   std::string metrics_address = "0.0.0.0";
@@ -119,6 +120,10 @@ Status CheckTrainFlags(TrainFlags* f) {
   if (!model::ParsePrecision(f->precision, &f->options.precision)) {
     return Status::InvalidArgument("--precision must be fp32 or bf16");
   }
+  if (!train::ParseLrDecay(f->lr_schedule, &f->options.lr_decay)) {
+    return Status::InvalidArgument("--lr-schedule must be constant or cosine");
+  }
+  if (o.warmup_steps < 0) return Status::InvalidArgument("--warmup-steps must not be negative");
   if (f->dist.nproc < 0) return Status::InvalidArgument("--nproc must not be negative");
   return Status::Ok();
 }
@@ -240,7 +245,17 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
   train->add_option("--batch-size", t.options.batch_size, "Examples per step")
       ->capture_default_str();
-  train->add_option("--lr", t.options.learning_rate, "Adam learning rate")->capture_default_str();
+  train->add_option("--lr", t.options.learning_rate, "Adam learning rate (the schedule's peak)")
+      ->capture_default_str();
+  train
+      ->add_option("--lr-schedule", t.lr_schedule,
+                   "After warm-up: constant, or cosine decay to 0 at the last step")
+      ->check(CLI::IsMember({"constant", "cosine"}))
+      ->capture_default_str();
+  train
+      ->add_option("--warmup-steps", t.options.warmup_steps,
+                   "Optimizer steps of linear learning-rate warm-up")
+      ->capture_default_str();
   train->add_option("--seed", t.options.seed, "Seed for initialisation and data order")
       ->capture_default_str();
   train->add_option("--threads", t.options.threads, "Intra-op threads (default: number of cores)");

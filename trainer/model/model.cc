@@ -27,12 +27,12 @@ torch::Tensor CharLstmImpl::forward(const torch::Tensor& tokens) {
               "CharLstm: tokens must be an int64 [B, T] tensor");
   const at::ScalarType gemm_type =
       options_.precision == Precision::kBf16 ? torch::kBFloat16 : torch::kFloat32;
-  const int64_t batch = tokens.size(0);
-  const int64_t steps = tokens.size(1);
-  torch::Tensor h = lstm_->forward(tokens.t().contiguous(), gemm_type);  // [T, B, H]
-  torch::Tensor logits =
-      Project(h.view({steps * batch, options_.hidden_size}), head_->weight, head_->bias, gemm_type);
-  return logits.view({steps, batch, options_.vocab_size}).transpose(0, 1).contiguous();
+  const StackOutput out = lstm_->forward(tokens, gemm_type);
+  // The head runs once per prefix-forest node; each (row, step) then reads its node's logits.
+  // index_select's backward sums the (row, step) gradients of a node in a fixed order.
+  const torch::Tensor node_logits = Project(out.nodes, head_->weight, head_->bias, gemm_type);
+  return node_logits.index_select(0, out.node_index.view({-1}))
+      .view({tokens.size(0), tokens.size(1), options_.vocab_size});
 }
 
 }  // namespace petname::model

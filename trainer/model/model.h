@@ -14,7 +14,8 @@
 //   lstm.bias_hh_lk [4H]  (in = vocab_size for k = 0, else H; gate blocks i, f, g, o),
 // then head.weight [vocab_size, H], head.bias [vocab_size].
 // The LSTM is LstmStack (lstm_stack.h): the same function as nn::LSTM on one_hot(tokens),
-// computed with an embedding lookup for layer 0 and a hand-written recurrence.
+// computed once per distinct prefix of the batch (a prefix forest), with an embedding lookup
+// for layer 0 and a hand-written recurrence; the head also runs once per distinct prefix.
 #pragma once
 
 #include <torch/torch.h>

@@ -63,9 +63,14 @@ Status RunRecorder::Start(int64_t resumed_epoch, int world_size, const std::stri
         {backend, model::PrecisionName(options_.precision), options_.device, PETNAME_VERSION,
          world_size, static_cast<int>(options_.epochs), restarts_,
          options_.checkpoint_dir.empty() ? 0 : static_cast<int>(options_.checkpoint_every)});
-    metrics_->SetLearningRate(options_.learning_rate);
   }
   return Status::Ok();
+}
+
+void RunRecorder::LearningRate(double lr) {
+  if (lr == learning_rate_) return;
+  learning_rate_ = lr;
+  if (metrics_ != nullptr) metrics_->SetLearningRate(lr);
 }
 
 void RunRecorder::Step(const torch::Tensor& loss, int64_t samples, Clock::time_point step_start,
@@ -96,7 +101,7 @@ Status RunRecorder::Epoch(int64_t epoch, double train_loss, double val_loss, dou
   record.timestamp = UnixNow();
   record.samples = samples;
   record.samples_per_second = epoch_seconds > 0 ? samples / epoch_seconds : 0;
-  record.learning_rate = options_.learning_rate;
+  record.learning_rate = learning_rate_;
   record.world_size = world_size_;
   record.restarts = restarts_;
   return metrics::AppendEpochRecord(LogPath(options_), record);

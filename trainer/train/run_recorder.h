@@ -35,6 +35,9 @@ class RunRecorder {
   void Step(const torch::Tensor& loss, int64_t samples,
             std::chrono::steady_clock::time_point step_start, double allreduce_wait_seconds);
 
+  // The optimizer's learning rate changed to `lr` (the schedule's rate for the next step).
+  void LearningRate(double lr);
+
   // A checkpoint write that took `seconds` just completed.
   void Checkpoint(double seconds);
 
@@ -50,6 +53,7 @@ class RunRecorder {
   double carried_seconds_ = 0;  // training time of earlier runs of the job
   int restarts_ = 0;
   int world_size_ = 1;
+  double learning_rate_ = 0;  // the rate of the latest step
   bool write_log_ = false;
 };
 

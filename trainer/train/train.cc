@@ -67,6 +67,12 @@ torch::Tensor ValidationSums(model::CharLstm& model, const torch::Tensor& x, con
                        torch::tensor(static_cast<double>(y.numel()), torch::kFloat64)});
 }
 
+void SetLearningRate(torch::optim::Adam& optimizer, double lr) {
+  for (torch::optim::OptimizerParamGroup& group : optimizer.param_groups()) {
+    static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+  }
+}
+
 std::string ParameterChecksum(model::CharLstm& model) {
   Sha256 h;
   for (const torch::Tensor& p : model->parameters()) {
@@ -175,6 +181,13 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
   const torch::Tensor val_y =
       ToTensor(data.validation.targets, data.validation.count, window).slice(0, val_begin, val_end);
   const int64_t n = train_x.size(0);
+  LrSchedule schedule;
+  schedule.base = o.learning_rate;
+  schedule.warmup_steps = o.warmup_steps;
+  schedule.decay = o.lr_decay;
+  schedule.total_steps =
+      o.epochs * ((dist::ShardLength(n, static_cast<int>(world), o.drop_last) + o.batch_size - 1) /
+                  o.batch_size);
   double train_seconds = 0;
   int64_t trained_samples = 0;
 
@@ -199,6 +212,9 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
       loss.backward();
       bool stop = false;  // any rank got SIGTERM; all ranks see the same answer
       PETNAME_RETURN_IF_ERROR(grad_sync.FinishStep(&stop));
+      const double lr = LearningRateAt(schedule, manifest.step);
+      SetLearningRate(optimizer, lr);
+      recorder.LearningRate(lr);
       optimizer.step();
       recorder.Step(loss, index.size(0), step_start, grad_sync.last_wait_seconds());
 

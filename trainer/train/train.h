@@ -29,14 +29,17 @@
 #include "trainer/dist/rank_env.h"
 #include "trainer/metrics/training_metrics.h"
 #include "trainer/model/model.h"
+#include "trainer/train/lr_schedule.h"
 #include "trainer/train/reporter.h"
 
 namespace petname::train {
 
 struct TrainOptions {
-  int64_t epochs = 10;        // total; a resumed run continues up to it
-  int64_t batch_size = 4096;  // per rank
-  double learning_rate = 1e-3;
+  int64_t epochs = 10;          // total; a resumed run continues up to it
+  int64_t batch_size = 4096;    // per rank
+  double learning_rate = 1e-3;  // the schedule's base rate
+  int64_t warmup_steps = 0;     // linear warm-up (lr_schedule.h)
+  LrDecay lr_decay = LrDecay::kConstant;
   uint64_t seed = 42;
   int threads = 1;             // intra-op threads
   std::string device = "cpu";  // "cpu" or "cuda"

@@ -48,12 +48,14 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{/*
 The rules the operator needs, derived from operator/: informers list and watch jobs, pods and
 services; the reconciler creates pods and services, reads one back on a 409 conflict, deletes
-pods and replaces job status. tests/charts/template_test.py keeps this list exact.
+pods, replaces job status, deletes jobs whose ttlSecondsAfterFinished passed, creates Events
+on jobs, and gets/creates the PodGroup of a gang-scheduled job (coscheduling or Volcano).
+tests/charts/template_test.py keeps this list exact.
 */}}
 {{- define "petname-operator.rules" -}}
 - apiGroups: ["petname.dev"]
   resources: ["petnametrainingjobs"]
-  verbs: ["get", "list", "watch"]
+  verbs: ["get", "list", "watch", "delete"]
 - apiGroups: ["petname.dev"]
   resources: ["petnametrainingjobs/status"]
   verbs: ["update"]
@@ -63,6 +65,12 @@ pods and replaces job status. tests/charts/template_test.py keeps this list exac
 - apiGroups: [""]
   resources: ["services"]
   verbs: ["get", "list", "watch", "create"]
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create"]
+- apiGroups: ["scheduling.x-k8s.io", "scheduling.volcano.sh"]
+  resources: ["podgroups"]
+  verbs: ["get", "create"]
 {{- end }}
 
 {{/* Leader election is on when asked for, and always with more than one replica. */}}

@@ -37,7 +37,11 @@ TEST(JobTest, ReadsEveryGroup) {
     "maxNames": 100, "volume": {"claimName": "pets"}}, "training": {"epochs": 3,
     "batchSizePerReplica": 512, "learningRate": 0.01, "precision": "bf16", "seed": 9,
     "validationFraction": 0.1, "threads": 2}, "checkpoint": {"claimName": "ck", "path": "/ck",
-    "everyEpochs": 2, "keep": 5}, "runPolicy": {"restartPolicy": "Never", "suspend": true},
+    "everyEpochs": 2, "keep": 5}, "runPolicy": {"restartPolicy": "Never", "suspend": true,
+    "backoffLimit": 7, "restartBackoffSeconds": 2, "activeDeadlineSeconds": 600,
+    "ttlSecondsAfterFinished": 60, "cleanPodPolicy": "All"}, "scheduling": {
+    "unschedulableAfterSeconds": 5, "gang": {"enabled": true, "minAvailable": 9,
+    "scheduler": "volcano"}},
     "metrics": {"port": 9100}, "masterPort": 23456, "env": [{"name": "A", "value": "1"}],
     "labels": {"team": "pets"}, "annotations": {"note": "x"}})"));
   Job job;
@@ -59,6 +63,15 @@ TEST(JobTest, ReadsEveryGroup) {
   EXPECT_EQ(sp.checkpoint_keep, 5);
   EXPECT_EQ(sp.restart_policy, "Never");
   EXPECT_TRUE(sp.suspend);
+  EXPECT_EQ(sp.backoff_limit, 7);
+  EXPECT_EQ(sp.restart_backoff_seconds, 2);
+  EXPECT_EQ(sp.active_deadline_seconds, 600);
+  EXPECT_EQ(sp.ttl_seconds_after_finished, 60);
+  EXPECT_EQ(sp.clean_pod_policy, "All");
+  EXPECT_EQ(sp.unschedulable_after_seconds, 5);
+  EXPECT_TRUE(sp.gang_enabled);
+  EXPECT_EQ(sp.gang_min_available, 4);  // clamped to replicas
+  EXPECT_EQ(sp.gang_scheduler, "volcano");
   EXPECT_EQ(sp.metrics_port, 9100);
   EXPECT_EQ(sp.master_port, 23456);
   EXPECT_EQ(sp.env.size(), 1u);
@@ -78,6 +91,9 @@ TEST(JobTest, RejectsWhatTheOperatorCannotActOn) {
       {R"({"env": {"A": "1"}})", "spec.env"},
       {R"({"dataset": {"path": "/p", "volume": {"claimName": "a", "hostPath": "/h"}}})",
        "exactly one"},
+      {R"({"runPolicy": {"restartPolicy": "Always"}})", "restartPolicy"},
+      {R"({"runPolicy": {"cleanPodPolicy": "Some"}})", "cleanPodPolicy"},
+      {R"({"scheduling": {"gang": {"scheduler": "kube-batch"}}})", "gang.scheduler"},
   };
   for (const auto& [patch, want] : cases) {
     Json obj = Minimal();

@@ -1,7 +1,10 @@
 #include "operator/controller/desired.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
+#include "operator/controller/gang.h"
 #include "operator/kube/object.h"
 #include "tests/operator/controller/test_job.h"
 
@@ -84,15 +87,49 @@ TEST(DesiredTest, VolumesForCheckpointAndDataset) {
   EXPECT_TRUE(Desired(TestJob(1)).pods[0]["spec"]["volumes"][0].contains("emptyDir"));
 }
 
-TEST(DesiredTest, FinishedOrSuspendedJobsWantNoPods) {
-  api::Job done = TestJob(2, R"({"status": {"phase": "Succeeded"}})");
-  DesiredState d = Desired(done);
-  EXPECT_TRUE(d.pods.empty());
-  EXPECT_FALSE(d.prune);
-  api::Job suspended = TestJob(2, R"({"spec": {"runPolicy": {"suspend": true}}})");
-  d = Desired(suspended);
-  EXPECT_TRUE(d.pods.empty());
-  EXPECT_TRUE(d.prune);
+TEST(DesiredTest, OnlyRunWantsPods) {
+  for (PodAction action :
+       {PodAction::kStop, PodAction::kCleanupRunning, PodAction::kCleanupAll, PodAction::kKeep}) {
+    DesiredState d = Desired(TestJob(2), action);
+    EXPECT_TRUE(d.pods.empty());
+    EXPECT_EQ(d.services.size(), 1u);
+  }
+}
+
+TEST(DesiredTest, PodsCarryTheRestartGenerationAndResume) {
+  api::Job job = TestJob(1, R"({"status": {"restarts": 2}})");
+  const Json pod = Desired(job).pods[0];
+  EXPECT_EQ(kube::Label(pod, "petname.dev/restart-generation"), "2");
+  std::vector<std::string> args = pod["spec"]["containers"][0]["args"];
+  EXPECT_NE(std::find(args.begin(), args.end(), "--resume"), args.end());
+}
+
+TEST(DesiredTest, GangSchedulingCoscheduling) {
+  api::Job job = TestJob(3, R"({"spec": {"scheduling": {"gang": {"enabled": true,
+    "minAvailable": 2}}}})");
+  DesiredState d = Desired(job);
+  ASSERT_EQ(d.pod_groups.size(), 1u);
+  const Json& pg = d.pod_groups[0];
+  EXPECT_EQ(pg["apiVersion"], "scheduling.x-k8s.io/v1alpha1");
+  EXPECT_EQ(pg["kind"], "PodGroup");
+  EXPECT_EQ(kube::Name(pg), "rex");
+  EXPECT_EQ(pg["spec"]["minMember"], 2);
+  EXPECT_TRUE(kube::IsControlledBy(pg, "job-uid"));
+  EXPECT_EQ(kube::Label(d.pods[0], "scheduling.x-k8s.io/pod-group"), "rex");
+  EXPECT_EQ(d.pods[0]["spec"]["schedulerName"], "scheduler-plugins-scheduler");
+  EXPECT_EQ(PodGroupsPath(job.spec, "ml"),
+            "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/ml/podgroups");
+  EXPECT_TRUE(Desired(job, PodAction::kStop).pod_groups.empty());
+}
+
+TEST(DesiredTest, GangSchedulingVolcano) {
+  api::Job job = TestJob(2, R"({"spec": {"scheduling": {"schedulerName": "my-volcano",
+    "gang": {"enabled": true, "scheduler": "volcano"}}}})");
+  DesiredState d = Desired(job);
+  EXPECT_EQ(d.pod_groups[0]["apiVersion"], "scheduling.volcano.sh/v1beta1");
+  EXPECT_EQ(d.pod_groups[0]["spec"]["minMember"], 2);  // default: replicas
+  EXPECT_EQ(d.pods[1]["metadata"]["annotations"]["scheduling.k8s.io/group-name"], "rex");
+  EXPECT_EQ(d.pods[1]["spec"]["schedulerName"], "my-volcano");
 }
 
 TEST(DiffTest, CreatesWhatIsMissingAndLeavesForeignObjectsAlone) {
@@ -121,14 +158,38 @@ TEST(DiffTest, DeletesControlledPodsBeyondReplicasOnly) {
   EXPECT_EQ(a.delete_pods, std::vector<std::string>{"rex-rank-1"});
 }
 
-TEST(DiffTest, FinishedJobKeepsItsPods) {
-  api::Job job = TestJob(2, R"({"status": {"phase": "Failed"}})");
+Json Labelled(Json pod, int generation) {
+  pod["metadata"]["labels"]["petname.dev/restart-generation"] = std::to_string(generation);
+  return pod;
+}
+
+TEST(DiffTest, PodsOfAnotherGenerationAreDeletedNotAdopted) {
+  api::Job job = TestJob(2, R"({"status": {"restarts": 1}})");
   Observed seen;
-  seen.pods.push_back(TestPod("rex-rank-0", "job-uid", "Failed"));
+  seen.pods.push_back(Labelled(TestPod("rex-rank-0", "job-uid", "Failed"), 0));
+  seen.pods.push_back(Labelled(TestPod("rex-rank-1", "job-uid", "Running"), 1));
   Actions a = Diff(job, Desired(job), seen);
-  EXPECT_TRUE(a.delete_pods.empty());
-  ASSERT_EQ(a.create.size(), 1u);
+  EXPECT_EQ(a.delete_pods, std::vector<std::string>{"rex-rank-0"});
+  ASSERT_EQ(a.create.size(), 1u);  // the service; rank 0 comes once the old one is gone
   EXPECT_EQ(kube::Name(a.create[0]), "rex");
+}
+
+TEST(DiffTest, PodActions) {
+  api::Job job = TestJob(3);
+  Observed seen;
+  seen.pods.push_back(TestPod("rex-rank-0", "job-uid", "Succeeded"));
+  seen.pods.push_back(TestPod("rex-rank-1", "job-uid", "Running"));
+  seen.pods.push_back(TestPod("rex-rank-2", "job-uid", "Failed"));
+  seen.pods.push_back(TestPod("rex-rank-3", "other", "Running"));
+  seen.pods.push_back(TestPod("rex-rank-4", "job-uid", "Running"));
+  seen.pods.back()["metadata"]["deletionTimestamp"] = "2027-01-01T00:00:00Z";
+  using V = std::vector<std::string>;
+  EXPECT_EQ(Diff(job, Desired(job, PodAction::kKeep), seen).delete_pods, V{});
+  EXPECT_EQ(Diff(job, Desired(job, PodAction::kCleanupRunning), seen).delete_pods, V{"rex-rank-1"});
+  EXPECT_EQ(Diff(job, Desired(job, PodAction::kCleanupAll), seen).delete_pods,
+            (V{"rex-rank-0", "rex-rank-1", "rex-rank-2"}));
+  EXPECT_EQ(Diff(job, Desired(job, PodAction::kStop), seen).delete_pods,
+            (V{"rex-rank-0", "rex-rank-1", "rex-rank-2"}));
 }
 
 }  // namespace

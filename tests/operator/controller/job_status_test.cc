@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "operator/api/conditions.h"
+#include "operator/kube/time.h"
 #include "tests/operator/controller/test_job.h"
 
 namespace petname::controller {
@@ -10,85 +11,320 @@ namespace {
 
 using Json = nlohmann::json;
 
+constexpr int64_t kT0 = 1'800'000'000;  // an arbitrary "now"
+
 std::string CondStatus(const Json& status, const std::string& type) {
   Json c = api::FindCondition(status["conditions"], type);
   return c.is_object() ? c["status"].get<std::string>() : "<none>";
 }
 
-std::vector<Json> Pods(const std::vector<std::string>& phases) {
+std::string CondReason(const Json& status, const std::string& type) {
+  Json c = api::FindCondition(status["conditions"], type);
+  return c.is_object() ? c["reason"].get<std::string>() : "<none>";
+}
+
+std::string CondMessage(const Json& status, const std::string& type) {
+  Json c = api::FindCondition(status["conditions"], type);
+  return c.is_object() ? c["message"].get<std::string>() : "<none>";
+}
+
+std::vector<Json> Pods(const std::vector<std::string>& phases, int generation = 0) {
   std::vector<Json> pods;
   for (size_t i = 0; i < phases.size(); ++i) {
-    pods.push_back(TestPod("rex-rank-" + std::to_string(i), "job-uid", phases[i], true));
+    Json pod = TestPod("rex-rank-" + std::to_string(i), "job-uid", phases[i], true);
+    pod["metadata"]["labels"] = {{"petname.dev/rank", std::to_string(i)},
+                                 {"petname.dev/restart-generation", std::to_string(generation)}};
+    pods.push_back(pod);
   }
   return pods;
 }
 
+// Marks pod `rank` Failed with the trainer container terminated by `exit_code`/`reason`.
+void Terminate(std::vector<Json>* pods, int rank, int exit_code, const std::string& reason) {
+  Json& pod = (*pods)[rank];
+  pod["status"]["phase"] = "Failed";
+  pod["status"]["containerStatuses"] = {
+      {{"name", "trainer"},
+       {"state", {{"terminated", {{"exitCode", exit_code}, {"reason", reason}}}}}}};
+}
+
+Plan Step(api::Job* job, const std::vector<Json>& pods, int64_t now,
+          PodGroupState group = PodGroupState::kNotWanted) {
+  Plan p = ComputeStatus(*job, pods, group, now);
+  job->status = p.status;
+  return p;
+}
+
+bool HasEvent(const Plan& p, const std::string& reason) {
+  for (const JobEvent& e : p.events) {
+    if (e.reason == reason) return true;
+  }
+  return false;
+}
+
 TEST(JobStatusTest, PendingUntilEveryRankRuns) {
   api::Job job = TestJob(2);
-  Json s = ComputeStatus(job, {}, "t0");
-  EXPECT_EQ(s["phase"], "Pending");
-  EXPECT_EQ(s["startTime"], "t0");
-  EXPECT_EQ(s["observedGeneration"], 1);
-  EXPECT_EQ(CondStatus(s, "Created"), "<none>");
-  s = ComputeStatus(job, Pods({"Running", "Pending"}), "t1");
-  EXPECT_EQ(s["phase"], "Pending");
-  EXPECT_EQ(s["active"], 2);
-  EXPECT_EQ(s["ready"], 1);
-  EXPECT_EQ(CondStatus(s, "Created"), "True");
+  Plan p = Step(&job, {}, kT0);
+  EXPECT_EQ(p.status["phase"], "Pending");
+  EXPECT_EQ(p.status["startTime"], kube::FormatTime(kT0));
+  EXPECT_EQ(p.status["observedGeneration"], 1);
+  EXPECT_EQ(p.pods, PodAction::kRun);
+  EXPECT_EQ(CondStatus(p.status, "Created"), "<none>");
+  p = Step(&job, Pods({"Running", "Pending"}), kT0 + 1);
+  EXPECT_EQ(p.status["phase"], "Pending");
+  EXPECT_EQ(p.status["active"], 2);
+  EXPECT_EQ(p.status["ready"], 1);
+  EXPECT_EQ(CondStatus(p.status, "Created"), "True");
+  EXPECT_TRUE(HasEvent(p, "Created"));
 }
 
 TEST(JobStatusTest, RunningThenSucceeded) {
   api::Job job = TestJob(2);
-  job.status = ComputeStatus(job, Pods({"Running", "Running"}), "t1");
+  Step(&job, Pods({"Running", "Running"}), kT0);
   EXPECT_EQ(job.status["phase"], "Running");
   EXPECT_EQ(CondStatus(job.status, "Running"), "True");
-  job.status = ComputeStatus(job, Pods({"Succeeded", "Running"}), "t2");
+  Step(&job, Pods({"Succeeded", "Running"}), kT0 + 1);
   EXPECT_EQ(job.status["phase"], "Running");
-  job.status = ComputeStatus(job, Pods({"Succeeded", "Succeeded"}), "t3");
+  Plan p = Step(&job, Pods({"Succeeded", "Succeeded"}), kT0 + 2);
   EXPECT_EQ(job.status["phase"], "Succeeded");
   EXPECT_EQ(job.status["succeeded"], 2);
   EXPECT_EQ(job.status["active"], 0);
-  EXPECT_EQ(job.status["completionTime"], "t3");
+  EXPECT_EQ(job.status["completionTime"], kube::FormatTime(kT0 + 2));
   EXPECT_EQ(CondStatus(job.status, "Succeeded"), "True");
   EXPECT_EQ(CondStatus(job.status, "Running"), "False");
-  EXPECT_EQ(job.status["startTime"], "t1");
+  EXPECT_TRUE(HasEvent(p, "Succeeded"));
+  EXPECT_EQ(p.pods, PodAction::kCleanupRunning);
 }
 
-TEST(JobStatusTest, AFailedRankFailsTheJobForGood) {
+TEST(JobStatusTest, NeverFailsTheJobForGood) {
   api::Job job = TestJob(2, R"({"spec": {"runPolicy": {"restartPolicy": "Never"}}})");
-  job.status = ComputeStatus(job, Pods({"Running", "Failed"}), "t1");
+  std::vector<Json> pods = Pods({"Running", "Running"});
+  Terminate(&pods, 1, 137, "OOMKilled");
+  Plan p = Step(&job, pods, kT0);
   EXPECT_EQ(job.status["phase"], "Failed");
   EXPECT_EQ(job.status["failed"], 1);
-  EXPECT_EQ(CondStatus(job.status, "Failed"), "True");
-  job.status = ComputeStatus(job, Pods({"Succeeded", "Succeeded"}), "t2");
+  EXPECT_EQ(CondReason(job.status, "Failed"), "RankFailed");
+  EXPECT_NE(CondMessage(job.status, "Failed").find("rank 1"), std::string::npos);
+  EXPECT_NE(CondMessage(job.status, "Failed").find("exit code 137"), std::string::npos);
+  EXPECT_TRUE(HasEvent(p, "RankFailed"));
+  EXPECT_EQ(p.pods, PodAction::kCleanupRunning);
+  Step(&job, Pods({"Succeeded", "Succeeded"}), kT0 + 5);
   EXPECT_EQ(job.status["phase"], "Failed");
-  EXPECT_EQ(job.status["completionTime"], "t1");
+  EXPECT_EQ(job.status["completionTime"], kube::FormatTime(kT0));
 }
 
-TEST(JobStatusTest, TransitionTimeChangesOnlyWithTheConditionStatus) {
+struct PolicyRow {
+  const char* policy;
+  int exit_code;           // -1: no container status
+  const char* pod_reason;  // status.reason of the pod ("" none)
+  bool disruption_condition;
+  bool restarts;
+};
+
+class PolicyTest : public ::testing::TestWithParam<PolicyRow> {};
+
+TEST_P(PolicyTest, RestartsOrFails) {
+  const PolicyRow& row = GetParam();
+  api::Job job = TestJob(
+      2, std::string(R"({"spec": {"runPolicy": {"restartPolicy": ")") + row.policy + R"("}}})");
+  std::vector<Json> pods = Pods({"Running", "Running"});
+  if (row.exit_code >= 0) {
+    Terminate(&pods, 0, row.exit_code, row.exit_code >= 128 ? "OOMKilled" : "Error");
+  } else {
+    pods[0]["status"]["phase"] = "Failed";
+  }
+  if (*row.pod_reason != '\0') pods[0]["status"]["reason"] = row.pod_reason;
+  if (row.disruption_condition) {
+    pods[0]["status"]["conditions"].push_back({{"type", "DisruptionTarget"}, {"status", "True"}});
+  }
+  Plan p = Step(&job, pods, kT0);
+  if (row.restarts) {
+    EXPECT_EQ(p.status["phase"], "Restarting");
+    EXPECT_EQ(p.status["restarts"], 1);
+    EXPECT_EQ(p.pods, PodAction::kStop);
+    EXPECT_EQ(CondStatus(p.status, "Restarting"), "True");
+    EXPECT_NE(CondMessage(p.status, "Restarting").find("rank 0"), std::string::npos);
+    EXPECT_TRUE(HasEvent(p, "Restarting"));
+  } else {
+    EXPECT_EQ(p.status["phase"], "Failed");
+    EXPECT_EQ(CondReason(p.status, "Failed"), "RankFailed");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, PolicyTest,
+                         ::testing::Values(PolicyRow{"OnFailure", 1, "", false, true},
+                                           PolicyRow{"OnFailure", 137, "", false, true},
+                                           PolicyRow{"Never", 137, "", false, false},
+                                           PolicyRow{"Never", -1, "Evicted", false, false},
+                                           PolicyRow{"ExitCode", 1, "", false, false},
+                                           PolicyRow{"ExitCode", 127, "", false, false},
+                                           PolicyRow{"ExitCode", 128, "", false, true},
+                                           PolicyRow{"ExitCode", 137, "", false, true},
+                                           PolicyRow{"ExitCode", 143, "", false, true},
+                                           PolicyRow{"ExitCode", -1, "Evicted", false, true},
+                                           PolicyRow{"ExitCode", -1, "NodeLost", false, true},
+                                           PolicyRow{"ExitCode", 1, "", true, true},
+                                           PolicyRow{"ExitCode", -1, "", false, true}));
+
+TEST(JobStatusTest, GangRestartWaitsForOldPodsAndBackoff) {
+  api::Job job = TestJob(2, R"({"spec": {"runPolicy": {"restartBackoffSeconds": 10}}})");
+  std::vector<Json> pods = Pods({"Running", "Running"});
+  Terminate(&pods, 1, 1, "Error");
+  Plan p = Step(&job, pods, kT0);
+  EXPECT_EQ(p.status["lastRestartTime"], kube::FormatTime(kT0));
+  EXPECT_EQ(p.requeue_after, 10);
+  // Old pods still there (generation 0): keep stopping them, nothing is counted.
+  p = Step(&job, pods, kT0 + 1);
+  EXPECT_EQ(p.status["phase"], "Restarting");
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  EXPECT_EQ(p.status["failed"], 0);
+  EXPECT_EQ(p.status["restarts"], 1);
+  // Gone, but the backoff has not passed.
+  p = Step(&job, {}, kT0 + 4);
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  EXPECT_EQ(p.requeue_after, 6);
+  // Backoff passed: recreate generation 1.
+  p = Step(&job, {}, kT0 + 10);
+  EXPECT_EQ(p.pods, PodAction::kRun);
+  EXPECT_EQ(p.status["phase"], "Restarting");
+  p = Step(&job, Pods({"Running", "Running"}, 1), kT0 + 11);
+  EXPECT_EQ(p.status["phase"], "Running");
+  EXPECT_EQ(CondStatus(p.status, "Restarting"), "False");
+  EXPECT_EQ(CondReason(p.status, "Restarting"), "Restarted");
+  EXPECT_EQ(p.status["restarts"], 1);
+}
+
+TEST(JobStatusTest, RestartDelayDoublesAndIsCapped) {
+  api::Job job = TestJob(1, R"({"spec": {"runPolicy": {"restartBackoffSeconds": 10}}})");
+  EXPECT_EQ(RestartDelaySeconds(job.spec, 1), 10);
+  EXPECT_EQ(RestartDelaySeconds(job.spec, 2), 20);
+  EXPECT_EQ(RestartDelaySeconds(job.spec, 3), 40);
+  EXPECT_EQ(RestartDelaySeconds(job.spec, 10), 300);
+  EXPECT_EQ(RestartDelaySeconds(job.spec, 1000), 300);
+}
+
+TEST(JobStatusTest, BackoffLimitExceeded) {
+  api::Job job =
+      TestJob(1, R"({"spec": {"runPolicy": {"backoffLimit": 1, "restartBackoffSeconds": 0}}})");
+  std::vector<Json> pods = Pods({"Running"});
+  Terminate(&pods, 0, 137, "OOMKilled");
+  Step(&job, pods, kT0);
+  EXPECT_EQ(job.status["restarts"], 1);
+  std::vector<Json> again = Pods({"Running"}, 1);
+  Terminate(&again, 0, 139, "Error");
+  Plan p = Step(&job, again, kT0 + 1);
+  EXPECT_EQ(p.status["phase"], "Failed");
+  EXPECT_EQ(CondReason(p.status, "Failed"), "BackoffLimitExceeded");
+  EXPECT_NE(CondMessage(p.status, "Failed").find("exit code 139"), std::string::npos);
+  EXPECT_TRUE(HasEvent(p, "BackoffLimitExceeded"));
+}
+
+TEST(JobStatusTest, DeadlineExceeded) {
+  api::Job job = TestJob(1, R"({"spec": {"runPolicy": {"activeDeadlineSeconds": 60,
+    "cleanPodPolicy": "None"}}})");
+  Plan p = Step(&job, Pods({"Running"}), kT0);
+  EXPECT_EQ(p.requeue_after, 60);
+  p = Step(&job, Pods({"Running"}), kT0 + 59);
+  EXPECT_EQ(p.status["phase"], "Running");
+  p = Step(&job, Pods({"Running"}), kT0 + 60);
+  EXPECT_EQ(p.status["phase"], "Failed");
+  EXPECT_EQ(CondReason(p.status, "Failed"), "DeadlineExceeded");
+  EXPECT_EQ(p.pods, PodAction::kCleanupRunning);  // even with cleanPodPolicy None
+}
+
+TEST(JobStatusTest, TtlAfterFinished) {
+  api::Job job = TestJob(1, R"({"spec": {"runPolicy": {"ttlSecondsAfterFinished": 30}}})");
+  Plan p = Step(&job, Pods({"Succeeded"}), kT0);
+  EXPECT_FALSE(p.delete_job);
+  EXPECT_EQ(p.requeue_after, 30);
+  p = Step(&job, Pods({"Succeeded"}), kT0 + 29);
+  EXPECT_FALSE(p.delete_job);
+  p = Step(&job, Pods({"Succeeded"}), kT0 + 30);
+  EXPECT_TRUE(p.delete_job);
+}
+
+TEST(JobStatusTest, CleanPodPolicy) {
+  for (auto [policy, action] :
+       {std::pair{"Running", PodAction::kCleanupRunning}, std::pair{"All", PodAction::kCleanupAll},
+        std::pair{"None", PodAction::kKeep}}) {
+    api::Job job = TestJob(
+        1, std::string(R"({"spec": {"runPolicy": {"cleanPodPolicy": ")") + policy + R"("}}})");
+    EXPECT_EQ(Step(&job, Pods({"Succeeded"}), kT0).pods, action) << policy;
+  }
+}
+
+TEST(JobStatusTest, SuspendAndResume) {
+  api::Job job = TestJob(2, R"({"spec": {"runPolicy": {"activeDeadlineSeconds": 100}}})");
+  Step(&job, Pods({"Running", "Running"}), kT0);
+  job.spec.suspend = true;
+  Plan p = Step(&job, Pods({"Running", "Running"}), kT0 + 10);
+  EXPECT_EQ(p.status["phase"], "Suspended");
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  EXPECT_EQ(CondStatus(p.status, "Suspended"), "True");
+  EXPECT_TRUE(HasEvent(p, "Suspended"));
+  p = Step(&job, {}, kT0 + 500);  // no deadline while suspended
+  EXPECT_EQ(p.status["phase"], "Suspended");
+  job.spec.suspend = false;
+  p = Step(&job, {}, kT0 + 600);
+  EXPECT_EQ(p.status["phase"], "Pending");
+  EXPECT_EQ(p.pods, PodAction::kRun);
+  EXPECT_EQ(CondStatus(p.status, "Suspended"), "False");
+  EXPECT_EQ(CondReason(p.status, "Suspended"), "Resumed");
+  EXPECT_EQ(p.status["startTime"], kube::FormatTime(kT0 + 600));
+  EXPECT_TRUE(HasEvent(p, "Resumed"));
+}
+
+TEST(JobStatusTest, UnschedulableAfterTimeout) {
+  api::Job job = TestJob(2, R"({"spec": {"scheduling": {"unschedulableAfterSeconds": 30}}})");
+  std::vector<Json> pods = Pods({"Running", "Pending"});
+  pods[1]["status"]["conditions"] = {{{"type", "PodScheduled"},
+                                      {"status", "False"},
+                                      {"reason", "Unschedulable"},
+                                      {"message", "0/3 nodes are available"},
+                                      {"lastTransitionTime", kube::FormatTime(kT0)}}};
+  Plan p = Step(&job, pods, kT0 + 10);
+  EXPECT_EQ(CondStatus(p.status, "PodsScheduled"), "<none>");
+  EXPECT_EQ(p.requeue_after, 20);
+  p = Step(&job, pods, kT0 + 30);
+  EXPECT_EQ(CondStatus(p.status, "PodsScheduled"), "False");
+  EXPECT_EQ(CondReason(p.status, "PodsScheduled"), "Unschedulable");
+  EXPECT_NE(CondMessage(p.status, "PodsScheduled").find("0/3 nodes"), std::string::npos);
+  EXPECT_TRUE(HasEvent(p, "Unschedulable"));
+  p = Step(&job, Pods({"Running", "Running"}), kT0 + 40);
+  EXPECT_EQ(CondStatus(p.status, "PodsScheduled"), "True");
+}
+
+TEST(JobStatusTest, GangSchedulingUnavailable) {
+  api::Job job = TestJob(2, R"({"spec": {"scheduling": {"gang": {"enabled": true}}}})");
+  Plan p = Step(&job, {}, kT0, PodGroupState::kUnavailable);
+  EXPECT_EQ(p.status["phase"], "Pending");
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  EXPECT_EQ(CondReason(p.status, "GangScheduling"), "GangSchedulingUnavailable");
+  EXPECT_GT(p.requeue_after, 0);
+  EXPECT_TRUE(HasEvent(p, "GangSchedulingUnavailable"));
+  p = Step(&job, {}, kT0 + 30, PodGroupState::kMissing);
+  EXPECT_EQ(p.pods, PodAction::kRun);
+  EXPECT_EQ(CondStatus(p.status, "GangScheduling"), "True");
+}
+
+TEST(JobStatusTest, StableStatusNeedsNoWrite) {
   api::Job job = TestJob(1);
-  job.status = ComputeStatus(job, Pods({"Running"}), "t1");
-  job.status = ComputeStatus(job, Pods({"Running"}), "t2");
-  Json c = api::FindCondition(job.status["conditions"], "Running");
-  EXPECT_EQ(c["lastTransitionTime"], "t1");
-  Json again = ComputeStatus(job, Pods({"Running"}), "t3");
-  EXPECT_EQ(again, job.status);  // stable: no status write needed
+  Step(&job, Pods({"Running"}), kT0);
+  Plan p = ComputeStatus(job, Pods({"Running"}), PodGroupState::kNotWanted, kT0 + 5);
+  EXPECT_EQ(p.status, job.status);
+  EXPECT_TRUE(p.events.empty());
 }
 
-TEST(JobStatusTest, TerminatingPodsAreNotCounted) {
+TEST(JobStatusTest, TerminatingAndOldGenerationPodsAreNotCounted) {
   api::Job job = TestJob(1);
   std::vector<Json> pods = Pods({"Running"});
-  pods[0]["metadata"]["deletionTimestamp"] = "t0";
-  Json s = ComputeStatus(job, pods, "t1");
-  EXPECT_EQ(s["phase"], "Pending");
-  EXPECT_EQ(s["active"], 0);
-}
-
-TEST(JobStatusTest, Suspended) {
-  api::Job job = TestJob(2, R"({"spec": {"runPolicy": {"suspend": true}}})");
-  Json s = ComputeStatus(job, {}, "t1");
-  EXPECT_EQ(s["phase"], "Suspended");
-  EXPECT_EQ(CondStatus(s, "Suspended"), "True");
+  pods[0]["metadata"]["deletionTimestamp"] = "2027-01-01T00:00:00Z";
+  Plan p = Step(&job, pods, kT0);
+  EXPECT_EQ(p.status["phase"], "Pending");
+  EXPECT_EQ(p.status["active"], 0);
+  p = Step(&job, Pods({"Failed"}, 7), kT0);
+  EXPECT_EQ(p.status["phase"], "Pending");
+  EXPECT_EQ(p.status["failed"], 0);
 }
 
 }  // namespace

@@ -107,3 +107,29 @@ set_phase() {
   k patch pod "$1" --subresource=status --type=merge \
     -p "{\"status\":{\"phase\":\"$2\",\"conditions\":[{\"type\":\"Ready\",\"status\":\"$ready\"}]}}" >/dev/null
 }
+
+# fail_pod POD EXIT_CODE REASON: the trainer container terminated as a kubelet would report it.
+fail_pod() {
+  k patch pod "$1" --subresource=status --type=merge -p "{\"status\":{\"phase\":\"Failed\",
+    \"containerStatuses\":[{\"name\":\"trainer\",\"image\":\"petname:test\",\"imageID\":\"\",
+    \"ready\":false,\"restartCount\":0,
+    \"state\":{\"terminated\":{\"exitCode\":$2,\"reason\":\"$3\"}}}]}}" >/dev/null
+}
+# evict_pod POD: what the eviction manager reports (no container exit code).
+evict_pod() {
+  k patch pod "$1" --subresource=status --type=merge \
+    -p '{"status":{"phase":"Failed","reason":"Evicted","message":"The node was low on resource: memory."}}' >/dev/null
+}
+run_all() { # JOB N: every rank Running
+  local r
+  for ((r = 0; r < $2; r++)); do set_phase "$1-rank-$r" Running; done
+}
+cond() { job_field "$1" "{.status.conditions[?(@.type==\"$2\")].$3}"; }
+cond_is() { [[ $(cond "$1" "$2" status) == "$3" ]]; }
+cond_reason_is() { [[ $(cond "$1" "$2" reason) == "$3" ]]; }
+pod_label() { k get pod "$1" -o jsonpath="{.metadata.labels.petname\.dev/restart-generation}"; }
+restarts_is() { [[ $(job_field "$1" '{.status.restarts}') == "$2" ]]; }
+generation_is() { [[ $(pod_label "$1") == "$2" ]]; }
+# event_reasons JOB: the reasons of the Events recorded on the job, one per line.
+event_reasons() { k get events --field-selector "involvedObject.name=$1" -o json | jq -r '.items[].reason'; }
+has_event() { event_reasons "$1" | grep -qx "$2"; }

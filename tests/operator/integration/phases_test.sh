@@ -1,14 +1,12 @@
 #!/usr/bin/env bash
 # Phases and conditions follow the pod phases the test patches (as a kubelet would):
-# Pending -> Running -> Succeeded, and Pending -> Failed when a rank fails (restartPolicy Never).
+# Pending -> Running -> Succeeded, and Pending -> Failed when a rank fails (restartPolicy Never;
+# cleanPodPolicy None keeps the pods, see lifecycle_time_test.sh for the other policies).
 source "$(dirname "$0")/lib.sh"
-
-cond() { job_field "$1" "{.status.conditions[?(@.type==\"$2\")].status}"; }
-cond_is() { [[ $(cond "$1" "$2") == "$3" ]]; }
 
 start_operator
 create_job ok 2 '  runPolicy: {restartPolicy: Never}'
-create_job bad 2 '  runPolicy: {restartPolicy: Never}'
+create_job bad 2 '  runPolicy: {restartPolicy: Never, cleanPodPolicy: None}'
 wait_until "ok pods" 30 has_pods ok 2
 wait_until "bad pods" 30 has_pods bad 2
 wait_until "ok Pending" 20 phase_is ok Pending

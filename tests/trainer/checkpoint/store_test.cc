@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "common/file_util.h"
+#include "tests/support/temp_dir.h"
 
 namespace petname::checkpoint {
 namespace {
@@ -14,14 +15,6 @@ namespace fs = std::filesystem;
 
 class StoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("petname-store-" +
-             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-
   Status Save(int64_t epoch, int keep) {
     CheckpointWriter w;
     PETNAME_RETURN_IF_ERROR(CheckpointWriter::Begin(root_.string(), epoch, &w));
@@ -37,7 +30,8 @@ class StoreTest : public ::testing::Test {
     return s;
   }
 
-  fs::path root_;
+  petname::testing::TempDir tmp_;
+  fs::path root_ = tmp_.fs_path() / "store";
 };
 
 TEST(StoreNamesTest, EpochDirNames) {

@@ -84,6 +84,8 @@ TEST(BadInputTest, NumbersAndFlags) {
       {{"--batch-size=-5"}, "--batch-size"},
       {{"--lr", "0"}, "--lr"},
       {{"--lr=-0.1"}, "--lr"},
+      {{"--lr-schedule", "linear"}, "linear"},
+      {{"--warmup-steps=-1"}, "--warmup-steps"},
       {{"--epochs", "many"}, "--epochs"},
       {{"--no-such-flag"}, "--no-such-flag"},
       {{"--device", "tpu"}, "tpu"},

@@ -11,16 +11,6 @@
 
 namespace petname::testing {
 
-TempDir::TempDir() {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "petname-test-XXXXXX").string();
-  path_ = ::mkdtemp(tmpl.data()) != nullptr ? tmpl : "";
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-}
-
 RunResult RunPetname(const std::vector<std::string>& args) {
   TempDir io;
   const std::string out_path = io.Join("out");

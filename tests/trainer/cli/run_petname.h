@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_dir.h"
+
 namespace petname::testing {
 
 struct RunResult {
@@ -15,20 +17,6 @@ struct RunResult {
 };
 
 RunResult RunPetname(const std::vector<std::string>& args);
-
-// A fresh, empty temporary directory removed by the destructor.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string Join(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 }  // namespace petname::testing
 

@@ -64,11 +64,18 @@ TEST(TrainTest, SameSeedSameTrace) {
   EXPECT_NE(a["train_loss_trace"], c["train_loss_trace"]);
 }
 
-TEST(TrainTest, ResumeEqualsUninterrupted) {
+// Trains 2 epochs straight and 1 + 1 with --resume (both with `extra` flags); the resumed run
+// must end exactly where the straight one did. Returns the straight run's summary.
+nlohmann::json ExpectResumeEqualsUninterrupted(const std::vector<std::string>& extra) {
   TempDir dir;
-  nlohmann::json straight = TrainWithSummary(SmallTrainArgs(2, dir.Join("a")), dir, "a.json");
-  nlohmann::json first = TrainWithSummary(SmallTrainArgs(1, dir.Join("b")), dir, "b1.json");
-  std::vector<std::string> resume = SmallTrainArgs(2, dir.Join("b"));
+  auto args = [&](int epochs, const std::string& ckpt) {
+    std::vector<std::string> a = SmallTrainArgs(epochs, dir.Join(ckpt));
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  nlohmann::json straight = TrainWithSummary(args(2, "a"), dir, "a.json");
+  nlohmann::json first = TrainWithSummary(args(1, "b"), dir, "b1.json");
+  std::vector<std::string> resume = args(2, "b");
   resume.push_back("--resume");
   nlohmann::json second = TrainWithSummary(resume, dir, "b2.json");
   EXPECT_EQ(second["epochs"], 2);
@@ -77,6 +84,42 @@ TEST(TrainTest, ResumeEqualsUninterrupted) {
   EXPECT_EQ(second["val_loss"], straight["val_loss"]);
   EXPECT_EQ(second["parameters_sha256"], straight["parameters_sha256"]);
   EXPECT_NE(first["parameters_sha256"], straight["parameters_sha256"]);
+  return straight;
+}
+
+TEST(TrainTest, ResumeEqualsUninterrupted) { ExpectResumeEqualsUninterrupted({}); }
+
+// The warm-up is a function of the optimizer step, so it continues across a resume; 15 steps
+// span the first epoch's ~9 steps. It must also change the trajectory, i.e. take effect.
+TEST(TrainTest, WarmupChangesTrainingAndSurvivesResume) {
+  TempDir dir;
+  nlohmann::json plain = TrainWithSummary(SmallTrainArgs(2, ""), dir, "plain.json");
+  nlohmann::json warm = ExpectResumeEqualsUninterrupted({"--warmup-steps", "15"});
+  EXPECT_NE(warm["parameters_sha256"], plain["parameters_sha256"]);
+  EXPECT_EQ(warm["steps"], plain["steps"]);
+}
+
+// Cosine decay ends at a small rate: the last epoch's learning_rate in metrics.jsonl is far
+// below --lr, and a constant schedule records --lr itself.
+TEST(TrainTest, LearningRateScheduleIsRecorded) {
+  TempDir dir;
+  for (const char* schedule : {"constant", "cosine"}) {
+    std::vector<std::string> args = SmallTrainArgs(2, dir.Join(schedule));
+    args.insert(args.end(), {"--lr", "0.002", "--lr-schedule", schedule});
+    RunResult r = RunPetname(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string log;
+    ASSERT_TRUE(ReadFile(dir.Join(std::string(schedule) + "/metrics.jsonl"), &log).ok());
+    std::vector<std::string> lines = Lines(log);
+    ASSERT_EQ(lines.size(), 2u) << log;
+    const double last = nlohmann::json::parse(lines[1])["learning_rate"].get<double>();
+    if (std::string(schedule) == "constant") {
+      EXPECT_DOUBLE_EQ(last, 0.002);
+    } else {
+      EXPECT_GT(last, 0.0);
+      EXPECT_LT(last, 0.0002);
+    }
+  }
 }
 
 TEST(TrainTest, CheckpointLayoutAndRetention) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/temp_dir.h"
 #include "trainer/data/dataset.h"
 
 namespace petname::data {
@@ -14,22 +15,14 @@ namespace fs = std::filesystem;
 
 class NamesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("petname-names-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string Write(const std::string& name, const std::string& contents) {
     std::string path = (dir_ / name).string();
     std::ofstream(path, std::ios::binary) << contents;
     return path;
   }
 
-  fs::path dir_;
+  petname::testing::TempDir tmp_;
+  fs::path dir_ = tmp_.fs_path();
 };
 
 TEST_F(NamesTest, CsvColumnFoundByHeaderAndCleaned) {

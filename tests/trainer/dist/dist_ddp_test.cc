@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "tests/support/temp_dir.h"
 #include "tests/trainer/launch/subprocess.h"
 #include "trainer/launch/launcher.h"
 
@@ -23,15 +24,6 @@ using testing::Subprocess;
 
 class DistDdpTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("petname-ddp-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // Runs the probe in `sub` (a folder of dir_) with the given flags.
   int Probe(const std::string& sub, std::vector<std::string> flags,
             const std::map<std::string, std::string>& env = {}) {
@@ -56,7 +48,8 @@ class DistDdpTest : public ::testing::Test {
     return out;
   }
 
-  fs::path dir_;
+  petname::testing::TempDir tmp_;
+  fs::path dir_ = tmp_.fs_path();
   std::string output_;
 };
 

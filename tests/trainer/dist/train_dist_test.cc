@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/support/temp_dir.h"
 #include "tests/trainer/launch/subprocess.h"
 #include "trainer/checkpoint/store.h"
 
@@ -22,15 +23,6 @@ using testing::Subprocess;
 
 class TrainDistTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("petname-train-dist-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // petname train on 600 names, batch 32 per rank, one thread per rank.
   std::vector<std::string> Args(int nproc, int epochs, std::vector<std::string> extra = {}) {
     std::vector<std::string> args = {PETNAME_BIN,    "train",
@@ -58,7 +50,8 @@ class TrainDistTest : public ::testing::Test {
     return false;
   }
 
-  fs::path dir_;
+  petname::testing::TempDir tmp_;
+  fs::path dir_ = tmp_.fs_path();
 };
 
 TEST_F(TrainDistTest, TwoRanksTrainAndOnlyRankZeroReports) {

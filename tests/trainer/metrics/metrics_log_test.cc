@@ -6,23 +6,15 @@
 #include <filesystem>
 
 #include "common/file_util.h"
+#include "tests/support/temp_dir.h"
 
 namespace petname::metrics {
 namespace {
 
 class MetricsLogTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ =
-        std::filesystem::temp_directory_path() /
-        ("metrics_log_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-         "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::filesystem::path dir_;
+  petname::testing::TempDir tmp_;
+  std::filesystem::path dir_ = tmp_.fs_path();
 };
 
 EpochRecord Record(int epoch) {

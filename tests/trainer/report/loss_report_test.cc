@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "common/file_util.h"
+#include "tests/support/temp_dir.h"
 #include "trainer/report/svg_chart.h"
 
 namespace petname::report {
@@ -67,9 +68,8 @@ TEST(LossReportTest, RendersBothChartsWithOnePointPerEpoch) {
 }
 
 TEST(LossReportTest, WritesTheReportFromACheckpointDirectory) {
-  const auto dir = std::filesystem::temp_directory_path() / "loss_report_test";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const petname::testing::TempDir tmp;
+  const std::filesystem::path dir = tmp.fs_path();
   const std::string log = (dir / metrics::kMetricsLogName).string();
   const std::string out = (dir / "loss.svg").string();
 
@@ -86,7 +86,6 @@ TEST(LossReportTest, WritesTheReportFromACheckpointDirectory) {
   std::string svg;
   ASSERT_TRUE(ReadFile(out, &svg).ok());
   EXPECT_NE(svg.find("1 epochs, 2 rank(s)"), std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

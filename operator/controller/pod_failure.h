@@ -1,0 +1,39 @@
+// Rank failures read from observed pod status, and whether a restart policy retries them.
+//
+// A pod has failed when its phase is Failed, or when its node was lost (status.reason NodeLost).
+// The exit code and reason come from the trainer container's terminated state (the first
+// container when none is named "trainer"). Disruptions are failures the workload did not cause:
+// pod reason Evicted, NodeLost, Preempting, Shutdown or Terminated, or a DisruptionTarget
+// condition that is True (eviction, preemption, node drain, taint manager).
+//
+// Retryable(policy, f):
+//   Never    - never;
+//   OnFailure - always;
+//   ExitCode - disruptions, exit codes >= 128 (signals: 137 OOMKilled/SIGKILL, 143 SIGTERM) and
+//              failures without any exit code; exit codes 1-127 are permanent.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace petname::controller {
+
+struct RankFailure {
+  int rank = -1;
+  std::string pod;
+  int exit_code = -1;  // -1: no container terminated (eviction, node loss, admission error)
+  std::string reason;  // CamelCase: OOMKilled, Error, Evicted, NodeLost, ... ("Failed" if none)
+  std::string message;
+  bool disruption = false;
+};
+
+// True (and *out filled) when `pod` has failed.
+bool PodFailed(const nlohmann::json& pod, RankFailure* out);
+
+bool Retryable(const std::string& restart_policy, const RankFailure& failure);
+
+// "rank 1 (pod rex-rank-1) failed: exit code 137 (OOMKilled): message" (parts absent when unknown).
+std::string Describe(const RankFailure& failure);
+
+}  // namespace petname::controller
