@@ -17,11 +17,12 @@ Controller::Controller(kube::RestClient* client, ControllerOptions options)
       kube::SelectorString({{api::kNameLabel, api::kAppName}, {api::kJobNameLabel, ""}});
   jobs_ = std::make_unique<kube::Informer>(client_, JobsPath(options_.ns), "",
                                            [this](const nlohmann::json& o) { Enqueue(o, true); });
-  pods_ = std::make_unique<kube::Informer>(client_, CorePath(options_.ns, "Pod"), selector,
-                                           [this](const nlohmann::json& o) { Enqueue(o, false); });
-  services_ =
-      std::make_unique<kube::Informer>(client_, CorePath(options_.ns, "Service"), selector,
-                                       [this](const nlohmann::json& o) { Enqueue(o, false); });
+  pods_ = std::make_unique<kube::Informer>(
+      client_, CorePath(options_.ns, "Pod"), selector,
+      [this](const nlohmann::json& o) { Enqueue(o, false); }, kube::DropSpec);
+  services_ = std::make_unique<kube::Informer>(
+      client_, CorePath(options_.ns, "Service"), selector,
+      [this](const nlohmann::json& o) { Enqueue(o, false); }, kube::DropSpec);
   ReconcileHooks hooks;
   hooks.progress = options_.progress;
   if (options_.metrics != nullptr) {

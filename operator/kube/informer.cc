@@ -25,15 +25,25 @@ bool IsExpired(const Json& status) { return status.is_object() && status.value("
 
 }  // namespace
 
+void DropSpec(Json* obj) {
+  if (obj->is_object()) obj->erase("spec");
+}
+
 Informer::Informer(RestClient* client, std::string path, std::string label_selector,
-                   Handler handler)
+                   Handler handler, Transform transform)
     : client_(client),
       path_(std::move(path)),
       selector_(std::move(label_selector)),
       handler_(std::move(handler)),
+      transform_(std::move(transform)),
       rng_(std::random_device{}()) {}
 
 void Informer::Stop() { stop_.store(true); }
+
+void Informer::Shape(Json* obj) const {
+  StripManagedFields(obj);
+  if (transform_) transform_(obj);
+}
 
 void Informer::WaitBackoff() {
   Backoff b(std::chrono::milliseconds(200), std::chrono::seconds(30), rng_());
@@ -92,7 +102,7 @@ Status Informer::ListAll(std::string* resource_version) {
     auto items = resp.body.find("items");
     if (items != resp.body.end() && items->is_array()) {
       for (Json& item : *items) {
-        StripManagedFields(&item);
+        Shape(&item);
         std::string key = Key(item);
         fresh[key] = std::move(item);
       }
@@ -155,7 +165,7 @@ Informer::WatchEnd Informer::Watch(std::string* resource_version) {
 }
 
 void Informer::Apply(const std::string& type, Json obj) {
-  StripManagedFields(&obj);
+  Shape(&obj);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (type == "DELETED") {

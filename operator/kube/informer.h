@@ -7,7 +7,8 @@
 // ends it re-watches from there; on HTTP 410 or an ERROR event with code 410 it relists; on
 // connection errors, 429 and 5xx it waits with jittered backoff. After each change to the cache
 // the handler is called with the object (for a relist: every listed object, and every cached
-// object that vanished). Cached objects lack metadata.managedFields. Cache reads are thread-safe.
+// object that vanished). Cached objects lack metadata.managedFields and whatever the informer's
+// Transform removes (as controller-runtime's cache TransformFunc). Cache reads are thread-safe.
 #pragma once
 
 #include <atomic>
@@ -26,12 +27,21 @@
 
 namespace petname::kube {
 
+// Drops `spec`: for objects of which only metadata and status are read back (the operator's
+// pods and services: it compares names, labels, owner references and status, never their spec).
+// On a pod without managedFields the spec is most of the object.
+void DropSpec(nlohmann::json* obj);
+
 class Informer {
  public:
   using Handler = std::function<void(const nlohmann::json& obj)>;
+  // Applied to every listed or watched object before it is cached and handed to the handler.
+  using Transform = std::function<void(nlohmann::json* obj)>;
 
-  // `path` is the collection, e.g. /api/v1/namespaces/ns/pods or /api/v1/pods.
-  Informer(RestClient* client, std::string path, std::string label_selector, Handler handler);
+  // `path` is the collection, e.g. /api/v1/namespaces/ns/pods or /api/v1/pods. `transform` may
+  // be null.
+  Informer(RestClient* client, std::string path, std::string label_selector, Handler handler,
+           Transform transform = nullptr);
 
   // Blocks, keeping the cache current, until Stop() (or the client's Shutdown()).
   void Run();
@@ -52,12 +62,14 @@ class Informer {
   Status ListAll(std::string* resource_version);
   WatchEnd Watch(std::string* resource_version);
   void Apply(const std::string& type, nlohmann::json obj);
+  void Shape(nlohmann::json* obj) const;
   void WaitBackoff();
 
   RestClient* const client_;
   const std::string path_;
   const std::string selector_;
   const Handler handler_;
+  const Transform transform_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> synced_{false};
   std::atomic<int> lists_{0};
