@@ -118,7 +118,7 @@ def test_defaults():
     ports = {p["name"]: p["containerPort"] for p in c["ports"]}
     check("ports: metrics 8080, health 8081", ports == {"http-metrics": 8080, "health": 8081})
     check("args: all namespaces, bind addresses, no leader election",
-          c["args"] == ["--workers=4", "--qps=20", "--burst=30", "--log-level=info",
+          c["args"] == ["--workers=4", "--qps=0", "--burst=30", "--log-level=info",
                         "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081"],
           str(c["args"]))
     svc = objs[("Service", "rel-petname-operator-metrics")]

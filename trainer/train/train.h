@@ -14,8 +14,8 @@
 // ranks' b-th slices of their shards of the epoch's permutation (batch_size examples per rank);
 // dist::RankRowsOfBatch divides it among the ranks so that rows sharing prefixes train
 // together and the work is even, each rank's loss weighted by its share of the rows;
-// gradients are averaged by GradSync during backward; training loss and validation (on shards) are all-reduced, so
-// every rank computes the same numbers. Only rank 0 writes checkpoints and reports.
+// gradients are averaged by GradSync during backward; training loss and validation (on shards) are
+// all-reduced, so every rank computes the same numbers. Only rank 0 writes checkpoints and reports.
 // SIGTERM stops all ranks at the same step: rank 0 checkpoints (mid-epoch position
 // included) and Train returns OK with `preempted` set. World size 1 is the plain loop.
 #pragma once
