@@ -8,8 +8,9 @@
 #   bench/time_to_accuracy.sh [--data CSV] [--recipe-epochs 10] [--out DIR] [--svg FILE]
 #                             [--petname-epochs N] [--max-names N] [-- petname train flags...]
 #
-# Everything after `--` goes to `petname train` (e.g. --lr 0.003 --warmup-steps 50
-# --lr-schedule cosine --nproc 2). Logs stay in --out.
+# Everything after `--` goes to `petname train` (e.g. --nproc 2 --threads 1 --batch-size 2048,
+# --lr 0.003 --warmup-steps 50 --lr-schedule cosine); its --threads defaults to the number of
+# cores. The recipe runs with 2 threads. Logs stay in --out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,7 +60,7 @@ target=$(awk 'NR == 1 || $2 < best {best = $2} END {print best}' "$out/recipe.cu
 
 rm -rf "$out/ckpt"
 t0=$(now)
-build/bin/petname train --data "$data" --epochs "$petname_epochs" --threads "$threads" \
+build/bin/petname train --data "$data" --epochs "$petname_epochs" \
   --max-names "$max_names" --checkpoint-dir "$out/ckpt" --keep 1 "$@" >"$out/petname.out" 2>"$out/petname.err" ||
   { echo "time_to_accuracy.sh: petname failed, see $out/petname.err" >&2; exit 1; }
 jq -r --argjson t0 "$t0" '"\(.timestamp - $t0) \(.validation_loss)"' "$out/ckpt/metrics.jsonl" \

@@ -19,10 +19,11 @@ struct DistFlags {
   std::string backend;  // empty: nccl with --device cuda, else gloo
   double rendezvous_timeout_s = 300;
   double collective_timeout_s = 300;
-  // The model's gradients total ~1.9 MB (a layer ~0.5 MB). PyTorch's 25 MB default would put
-  // them all in one bucket, started only after backward ends, i.e. no overlap; 0.25 MB gives
-  // about two buckets per layer, so all but the first layer's all-reduce hide behind backward.
-  double bucket_mb = 0.25;
+  // The model's gradients total ~1.9 MB. PyTorch's 25 MB default would put them all in one
+  // bucket, started only after backward ends (no overlap); 1 MB gives two buckets, the first
+  // (head, layers 3 and 2) all-reduced while layers 1 and 0 run backward. Smaller buckets
+  // measured worse on CPU (more Gloo round trips competing with compute): docs/benchmarks.md.
+  double bucket_mb = 1;
   bool no_overlap = false;
   bool drop_last = false;
 };

@@ -27,7 +27,7 @@
 namespace petname::dist {
 
 struct GradSyncOptions {
-  size_t bucket_bytes = 256u << 10;  // see --bucket-mb in trainer/cli/dist_flags.h
+  size_t bucket_bytes = 1u << 20;  // see --bucket-mb in trainer/cli/dist_flags.h
   bool overlap = true;
 };
 
