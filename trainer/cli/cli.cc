@@ -231,6 +231,9 @@ int Main(int argc, char** argv) {
   CLI::App app{"petname: trains a character-level LSTM on pet names and invents new ones."};
   app.set_version_flag("--version", PETNAME_VERSION);
   app.require_subcommand(1);
+  // A flag given twice takes its last value, as most Unix tools do, so wrappers (scripts/demo,
+  // the launcher) can put defaults first and let the user's arguments override them.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 
   TrainFlags t;
   t.data = DefaultDataPath();
