@@ -34,7 +34,10 @@ def query(url, expr, at=None):
         with urllib.request.urlopen(url + "/api/v1/query", data=data, timeout=10) as response:
             body = json.load(response)
     except urllib.error.HTTPError as e:
-        body = json.load(e)
+        try:
+            body = json.load(e)
+        except ValueError:  # not an API answer (e.g. 503 while the TSDB is still starting)
+            raise e from None
     if body.get("status") != "success":
         raise ValueError(body.get("error", "unknown error"))
     return body["data"]
