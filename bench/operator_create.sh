@@ -20,37 +20,10 @@ IDLE_SECONDS=${IDLE_SECONDS:-30}
 [[ -x $OPERATOR ]] || { echo "operator_create: $OPERATOR not built" >&2; exit 2; }
 [[ -f $CRD ]] || { echo "operator_create: CRD $CRD missing" >&2; exit 2; }
 
-DIR=$(mktemp -d /tmp/petname-bench-operator.XXXXXX)
-OP_PID=""
-cleanup() {
-  [[ -n $OP_PID ]] && kill -TERM "$OP_PID" 2>/dev/null && wait "$OP_PID" 2>/dev/null
-  "$REPO/tests/cluster/down.sh" "$DIR/cluster" --purge >&2 || true
-  rm -rf "$DIR"
-}
-trap cleanup EXIT
-log() { printf '[operator_create] %s\n' "$*" >&2; }
+NAME=operator_create
+# shellcheck source=bench/operator_lib.sh
+source "$REPO/bench/operator_lib.sh"
 
-"$REPO/tests/cluster/up.sh" "$DIR/cluster" >/dev/null
-# shellcheck source=/dev/null
-source "$DIR/cluster/cluster.env"
-"$KUBECTL" apply -f "$CRD" >/dev/null
-"$KUBECTL" wait --for condition=established --timeout=60s crd/petnametrainingjobs.petname.dev >/dev/null
-api() { curl -fsS --cacert "$PETNAME_CA_FILE" --cert "$PETNAME_ADMIN_CERT" --key "$PETNAME_ADMIN_KEY" "$PETNAME_APISERVER_URL$1"; }
-
-# pods NS: how many pods exist in NS (one cheap request: limit=1 + remainingItemCount).
-pods() {
-  api "/api/v1/namespaces/$1/pods?limit=1" | jq '(.items | length) + (.metadata.remainingItemCount // 0)'
-}
-
-start_operator() { # NS FLAGS...
-  local ns=$1
-  shift
-  "$OPERATOR" --kubeconfig "$KUBECONFIG" --namespace "$ns" --health-probe-bind-address 0 \
-    --metrics-bind-address 0 --log-level warn "$@" 2>>"$DIR/operator.log" &
-  OP_PID=$!
-  sleep 2  # caches synced
-}
-stop_operator() { kill -TERM "$OP_PID"; wait "$OP_PID"; OP_PID=""; }
 rss_mb() { awk '/VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$OP_PID/status"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$OP_PID/stat"; }
 
@@ -67,7 +40,7 @@ create_256() { # NS FLAGS... -> seconds until 256 pods exist
   local ns=$1
   shift
   "$KUBECTL" create namespace "$ns" >/dev/null
-  start_operator "$ns" "$@"
+  start_operator "$OPERATOR" "$ns" "$@"
   local t0 t1
   t0=$(date +%s.%N)
   job "$ns" big 256 | "$KUBECTL" create -f - >/dev/null
@@ -83,7 +56,7 @@ log "256 replicas, default (qps 0: no client-side limit)"
 t_lifted=$(create_256 bench-lifted --workers 4)
 
 "$KUBECTL" create namespace bench-many >/dev/null
-start_operator bench-many --qps 0
+start_operator "$OPERATOR" bench-many --qps 0
 rss_idle=$(rss_mb)
 log "100 jobs x 2 replicas"
 for i in $(seq 1 100); do job bench-many "j$i" 2; echo ---; done | "$KUBECTL" create -f - >/dev/null

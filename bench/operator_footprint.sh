@@ -24,33 +24,12 @@ fi
 (($#)) || usage
 for op in "$@"; do [[ -x $op ]] || { echo "operator_footprint: $op is not executable" >&2; exit 2; }; done
 
-DIR=$(mktemp -d /tmp/petname-bench-footprint.XXXXXX)
-OP_PID=""
-cleanup() {
-  if [[ -n $OP_PID ]]; then kill -TERM "$OP_PID" 2>/dev/null && wait "$OP_PID" 2>/dev/null; fi
-  "$REPO/tests/cluster/down.sh" "$DIR/cluster" --purge >&2 || true
-  rm -rf "$DIR"
-}
-trap cleanup EXIT
-log() { printf '[operator_footprint] %s\n' "$*" >&2; }
-
-"$REPO/tests/cluster/up.sh" "$DIR/cluster" >/dev/null
-# shellcheck source=/dev/null
-source "$DIR/cluster/cluster.env"
-"$KUBECTL" apply -f "$CRD" >/dev/null
-"$KUBECTL" wait --for condition=established --timeout=60s crd/petnametrainingjobs.petname.dev >/dev/null
-api() { curl -fsS --cacert "$PETNAME_CA_FILE" --cert "$PETNAME_ADMIN_CERT" --key "$PETNAME_ADMIN_KEY" "$PETNAME_APISERVER_URL$1"; }
-pods() { api "/api/v1/namespaces/$1/pods?limit=1" | jq '(.items | length) + (.metadata.remainingItemCount // 0)'; }
+NAME=operator_footprint
+# shellcheck source=bench/operator_lib.sh
+source "$REPO/bench/operator_lib.sh"
 job() { # NS NAME REPLICAS
   printf 'apiVersion: petname.dev/v1alpha1\nkind: PetNameTrainingJob\nmetadata: {name: %s, namespace: %s}\nspec: {replicas: %s, image: petname:bench, dataset: {path: /data/pets.csv}}\n---\n' "$2" "$1" "$3"
 }
-start_operator() { # BINARY NS
-  "$1" --kubeconfig "$KUBECONFIG" --namespace "$2" --health-probe-bind-address 0 \
-    --metrics-bind-address 0 --log-level warn --qps 0 2>>"$DIR/operator.log" &
-  OP_PID=$!
-  sleep 2  # caches synced
-}
-stop_operator() { kill -TERM "$OP_PID"; wait "$OP_PID" || true; OP_PID=""; }
 connections() { ss -tnpH state established "dport = :$PETNAME_CLUSTER_APISERVER_PORT" | grep -c "pid=$OP_PID," || true; }
 rollup() { awk '/^(Rss|Anonymous):/ { v[$1] = $2 } END { printf "%.1f %.1f", v["Rss:"] / 1024, (v["Rss:"] - v["Anonymous:"]) / 1024 }' "/proc/$OP_PID/smaps_rollup"; }
 threads() { awk '/^Threads:/ { print $2 }' "/proc/$OP_PID/status"; }
