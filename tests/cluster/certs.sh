@@ -6,12 +6,15 @@
 # Writes into PKI_DIR (mode 0700, keys 0600):
 #   ca.{crt,key}                   cluster CA (also signs CSRs via kube-controller-manager)
 #   apiserver.{crt,key}            serving cert: 127.0.0.1, ::1, localhost, 10.96.0.1, kubernetes.default.svc...
+#                                  and $PETNAME_APISERVER_ADDRESS when set
 #   admin.{crt,key}                CN=petname-admin, O=system:masters
 #   controller-manager.{crt,key}   CN=system:kube-controller-manager
 #   scheduler.{crt,key}            CN=system:kube-scheduler
 #   apiserver-kubelet-client.{crt,key}  CN=kube-apiserver-kubelet-client, O=system:masters
 #   front-proxy-ca.{crt,key}, front-proxy-client.{crt,key}  request-header (aggregation) authentication
 #   sa.{key,pub}                   service-account token signing key pair
+#   node.{crt,key}                 CN=system:node:$PETNAME_NODE_NAME, O=system:nodes (only when
+#                                  PETNAME_NODE_NAME is set: the kubelet of node-up.sh)
 # Existing files are kept (idempotent). Nothing secret is printed.
 set -euo pipefail
 
@@ -48,12 +51,16 @@ issue() {
   rm -f "$name.csr" "$name.ext"
 }
 
+extra_ip=""
+[[ -z ${PETNAME_APISERVER_ADDRESS:-} || $PETNAME_APISERVER_ADDRESS == 127.0.0.1 ]] ||
+  extra_ip="IP:$PETNAME_APISERVER_ADDRESS,"
 issue apiserver "/CN=kube-apiserver" serverAuth \
-  "IP:127.0.0.1,IP:0:0:0:0:0:0:0:1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+  "${extra_ip}IP:127.0.0.1,IP:0:0:0:0:0:0:0:1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
 issue admin "/O=system:masters/CN=petname-admin" clientAuth
 issue controller-manager "/CN=system:kube-controller-manager" clientAuth
 issue scheduler "/CN=system:kube-scheduler" clientAuth
 issue apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" clientAuth
+[[ -z ${PETNAME_NODE_NAME:-} ]] || issue node "/O=system:nodes/CN=system:node:$PETNAME_NODE_NAME" clientAuth
 
 # Request-header authentication (aggregation layer): a separate CA, as kubeadm does. Without it every
 # delegating component (controller-manager) logs "missing content for CA bundle ... requestheader".

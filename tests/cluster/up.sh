@@ -9,12 +9,15 @@
 #   PETNAME_ETCD_PORT, PETNAME_ETCD_PEER_PORT, PETNAME_APISERVER_PORT, PETNAME_KCM_PORT
 #       loopback ports; each one left unset is picked at random among free ports in 20000-59999
 #       (start is retried with fresh random ports if one was taken meanwhile).
+#   PETNAME_APISERVER_ADDRESS IPv4 address kube-apiserver binds to and advertises (default 127.0.0.1;
+#       node-up.sh passes its bridge's address so that pods reach it). Other than loopback, it is
+#       added to the serving cert and the apiserver publishes it in Endpoints default/kubernetes.
 #   PETNAME_CLUSTER_TIMEOUT   seconds to wait for readiness (default 120)
 #   PETNAME_CLUSTER_OWNER_PID if set, a watchdog runs down.sh DIR as soon as that process is gone
 #       (so a test harness killed with SIGKILL, e.g. on a ctest timeout, does not leak daemons)
 #   PETNAME_CACHE, K8S_VERSION  where the binaries are (see env.sh; build.sh is run if they are missing)
 # Outputs in DIR:
-#   kubeconfig            admin (O=system:masters) kubeconfig, certs embedded, server https://127.0.0.1:PORT
+#   kubeconfig            admin (O=system:masters) kubeconfig, certs embedded, server https://ADDRESS:PORT
 #   cluster.env           sourceable: KUBECONFIG, PETNAME_APISERVER_URL, PETNAME_CLUSTER_{APISERVER,ETCD,
 #                         ETCD_PEER,KCM}_PORT (not the input names: sourcing it must not pin the next
 #                         cluster's ports), PETNAME_CLUSTER_DIR,
@@ -32,9 +35,12 @@ DIR=${1:?usage: up.sh DIR}
 mkdir -p "$DIR"
 DIR=$(cd "$DIR" && pwd)
 TIMEOUT=${PETNAME_CLUSTER_TIMEOUT:-120}
+ADDRESS=${PETNAME_APISERVER_ADDRESS:-127.0.0.1}
 COMPONENTS=(etcd kube-apiserver kube-controller-manager)
 
 log() { printf '[cluster/up] %s\n' "$*" >&2; }
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$HERE/lib.sh"
 
 for c in "${COMPONENTS[@]}"; do
   if [[ -f "$DIR/$c.pid" ]] && kill -0 "$(cat "$DIR/$c.pid")" 2>/dev/null; then
@@ -100,38 +106,22 @@ on_exit() {
 trap on_exit EXIT
 trap 'exit 130' INT TERM
 
-# start NAME ARGS...: runs the binary in its own session, logs to DIR/NAME.log, pid in DIR/NAME.pid
-start() {
-  local name=$1
-  shift
-  setsid "$@" </dev/null >>"$DIR/$name.log" 2>&1 &
-  echo $! >"$DIR/$name.pid"
-}
-
-alive() { kill -0 "$(cat "$DIR/$1.pid")" 2>/dev/null; }
+start() { start_daemon "$DIR" "$@"; }
+alive() { daemon_alive "$DIR" "$1"; }
 
 # wait_for NAME DESCRIPTION CMD...: polls CMD until it succeeds, NAME dies or the timeout passes
 wait_for() {
-  local name=$1 what=$2 deadline=$((SECONDS + TIMEOUT))
+  local name=$1 what=$2 rc=0
   shift 2
-  # (in a subshell: a trap firing inside a redirected function would keep stderr on /dev/null)
-  until ("$@") >/dev/null 2>&1; do
-    if ! alive "$name"; then
-      FAILED_LOG="$DIR/$name.log"
-      log "$name exited while waiting for $what"
-      return 1
-    fi
-    if ((SECONDS >= deadline)); then
-      FAILED_LOG="$DIR/$name.log"
-      log "timed out after ${TIMEOUT}s waiting for $what"
-      return 1
-    fi
-    sleep 0.5
-  done
+  poll_daemon "$DIR" "$name" "$TIMEOUT" "$@" || rc=$?
+  ((rc == 0)) && return 0
+  FAILED_LOG="$DIR/$name.log"
+  if ((rc == 1)); then log "$name exited while waiting for $what"; else log "timed out after ${TIMEOUT}s waiting for $what"; fi
+  return 1
 }
 
 PKI="$DIR/pki"
-"$HERE/certs.sh" "$PKI"
+PETNAME_APISERVER_ADDRESS=$ADDRESS "$HERE/certs.sh" "$PKI"
 
 start_watchdog() {
   [[ -n ${PETNAME_CLUSTER_OWNER_PID:-} ]] || return 0
@@ -156,7 +146,7 @@ kind: Config
 clusters:
 - name: petname-test
   cluster:
-    server: https://127.0.0.1:${APISERVER_PORT}
+    server: https://${ADDRESS}:${APISERVER_PORT}
     certificate-authority-data: $(b64 "$PKI/ca.crt")
 users:
 - name: ${user}
@@ -194,12 +184,15 @@ start_all() {
   sleep 0.5
   alive etcd || { FAILED_LOG="$DIR/etcd.log"; log "etcd exited"; return 1; }
 
-  log "kube-apiserver on https://127.0.0.1:$APISERVER_PORT"
-  # --endpoint-reconciler-type none: the default reconciler would publish the advertise address in
-  # Endpoints default/kubernetes, which rejects loopback addresses (error every 10 s); no pod runs here.
+  log "kube-apiserver on https://$ADDRESS:$APISERVER_PORT"
+  # --endpoint-reconciler-type none on loopback: the default reconciler would publish the advertise
+  # address in Endpoints default/kubernetes, which rejects loopback addresses (error every 10 s) and
+  # no pod runs there. On another address (node-up.sh) pods reach the apiserver through it.
+  local reconciler=none
+  [[ $ADDRESS == 127.0.0.1 ]] || reconciler=lease
   start kube-apiserver "$PETNAME_K8S_BIN/kube-apiserver" \
     --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
-    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$APISERVER_PORT" \
+    --bind-address "$ADDRESS" --advertise-address "$ADDRESS" --secure-port "$APISERVER_PORT" \
     --cert-dir "$DIR/apiserver-certs" \
     --tls-cert-file "$PKI/apiserver.crt" --tls-private-key-file "$PKI/apiserver.key" \
     --client-ca-file "$PKI/ca.crt" \
@@ -208,14 +201,14 @@ start_all() {
     --requestheader-extra-headers-prefix X-Remote-Extra- \
     --proxy-client-cert-file "$PKI/front-proxy-client.crt" --proxy-client-key-file "$PKI/front-proxy-client.key" \
     --kubelet-client-certificate "$PKI/apiserver-kubelet-client.crt" \
-    --kubelet-client-key "$PKI/apiserver-kubelet-client.key" \
+    --kubelet-client-key "$PKI/apiserver-kubelet-client.key" --kubelet-preferred-address-types InternalIP,Hostname \
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --service-account-key-file "$PKI/sa.pub" --service-account-signing-key-file "$PKI/sa.key" \
     --service-cluster-ip-range 10.96.0.0/16 \
     --authorization-mode Node,RBAC --allow-privileged=true \
-    --endpoint-reconciler-type none --profiling=false --event-ttl 1h
-  wait_for kube-apiserver "https://127.0.0.1:$APISERVER_PORT/readyz" \
-    curl_api "https://127.0.0.1:$APISERVER_PORT/readyz" || return 1
+    --endpoint-reconciler-type "$reconciler" --profiling=false --event-ttl 1h
+  wait_for kube-apiserver "https://$ADDRESS:$APISERVER_PORT/readyz" \
+    curl_api "https://$ADDRESS:$APISERVER_PORT/readyz" || return 1
 
   log "kube-controller-manager (health on https://127.0.0.1:$KCM_PORT/healthz)"
   # '*' minus what needs a cloud provider (those would only log that they are skipped).
@@ -260,7 +253,7 @@ cat >"$DIR/cluster.env" <<EOF
 export PETNAME_CLUSTER_DIR='$DIR'
 export KUBECONFIG='$DIR/kubeconfig'
 export KUBECTL='$KUBECTL'
-export PETNAME_APISERVER_URL='https://127.0.0.1:$APISERVER_PORT'
+export PETNAME_APISERVER_URL='https://$ADDRESS:$APISERVER_PORT'
 export PETNAME_CLUSTER_APISERVER_PORT=$APISERVER_PORT
 export PETNAME_CLUSTER_ETCD_PORT=$ETCD_PORT
 export PETNAME_CLUSTER_ETCD_PEER_PORT=$ETCD_PEER_PORT
