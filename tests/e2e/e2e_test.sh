@@ -1,0 +1,415 @@
+#!/usr/bin/env bash
+# End to end on a real single-node cluster (tests/cluster/node-up.sh: kubelet + containerd + runc,
+# CNI bridge, kube-proxy, CoreDNS): the operator chart and PetNameTrainingJobs in real pods.
+#   1. `helm install` charts/petname-operator (the operator runs in a pod and reaches the API server
+#      through the kubernetes Service), a 2-rank CPU job on a small subset of the data: pods run,
+#      rank 1 finds rank 0 by DNS (J-rank-0.J.<ns>.svc) over the pod network, the job Succeeds,
+#      checkpoints are on the volume (a hostPath PersistentVolume), `petname generate` on the host
+#      prints names from them, status.progress was filled while running, and a Prometheus on the
+#      host scraped both ranks through their pod IPs (file_sd targets read from the API: Debian's
+#      Prometheus has no kubernetes_sd_configs).
+#   2. rank 1's container is killed (SIGKILL through containerd) after the first checkpoint: the
+#      operator restarts the gang, rank 0 resumes from the latest checkpoint (epoch > 0), the job
+#      Succeeds with status.restarts = 1 and every epoch trained once after the resumed one.
+#   3. the operator pod is deleted (grace 0) mid-training: the Deployment brings a new one, the
+#      rank pods are the same ones (no duplicates, no restart), the job Succeeds.
+#   4. a job is deleted: its pods and Service are garbage-collected.
+#
+#   tests/e2e/e2e_test.sh BIN_DIR CSV      (BIN_DIR holds petname and petname-operator)
+#
+# Images: docker/build.sh --binaries BIN_DIR (as docker.smoke), imported into the node's containerd.
+# Exit 0 when every check passes, 1 when one fails, 77 (ctest SKIP_RETURN_CODE) only when the node
+# cannot start on this machine (not root, or node-up.sh exit 3: containerd/kubelet/... cannot run
+# here), with one `SKIP: ...` line saying why. Prints `N passed, N failed`, the time of each
+# scenario and the node's resource use (also in WORK/report.md). Everything it starts is stopped
+# on exit (the cluster also by its watchdog); WORK is kept when a check failed.
+# Env: E2E_MAX_NAMES (default 6000), E2E_EPOCHS (default 6), E2E_BATCH (default 256), sizes of
+# each job (small enough for < 2 min per scenario on 2 cores, big enough to be killed mid-training).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BIN_DIR=$(cd "${1:?usage: e2e_test.sh BIN_DIR CSV}" && pwd)
+CSV=${2:?usage: e2e_test.sh BIN_DIR CSV}
+MAX_NAMES=${E2E_MAX_NAMES:-6000}
+EPOCHS=${E2E_EPOCHS:-6}
+BATCH=${E2E_BATCH:-256}
+# shellcheck source-path=SCRIPTDIR source=../cluster/env.sh
+source "$ROOT/tests/cluster/env.sh"
+
+if (($(id -u) != 0)); then
+  echo "SKIP: the single-node cluster needs root (bridge, cgroups, containerd)" >&2
+  exit 77
+fi
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/petname-e2e.XXXXXX")
+CLUSTER=$WORK/cluster
+NS=e2e
+OP_NS=petname-system
+CHECKS_LOG=$WORK/checks.log
+# shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
+source "$ROOT/tests/lib/checks.sh"
+PIDS=()
+declare -A SCENARIO_SECONDS=()
+
+log() { printf '[e2e] %s\n' "$*" >&2; }
+finish() {
+  local pid
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  [[ -f $CLUSTER/kubeconfig ]] && report
+  "$ROOT/tests/cluster/down.sh" "$CLUSTER" >&2 || true
+  if ((FAILED == 0)); then rm -rf "$WORK"; else echo "logs kept in $WORK" >&2; fi
+  checks_summary && exit 0
+  exit 1
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+export PETNAME_CLUSTER_OWNER_PID=$$
+
+k() { "$KUBECTL" --kubeconfig "$CLUSTER/kubeconfig" "$@"; }
+kn() { k -n "$NS" "$@"; }
+# eventually SECONDS CMD...: retries CMD every 0.5 s
+eventually() {
+  local deadline=$((SECONDS + $1))
+  shift
+  until "$@" >>"$CHECKS_LOG" 2>&1; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.5
+  done
+}
+# step NAME SECONDS CMD...: a check that the rest of the scenario depends on (eventually true)
+step() {
+  local name=$1 secs=$2
+  shift 2
+  if eventually "$secs" "$@"; then ok "$name"; else not_ok "$name"; return 1; fi
+}
+
+# ---- images and the node ---------------------------------------------------------------------
+mapfile -t TAGS < <("$ROOT/docker/build.sh" --binaries "$BIN_DIR" operator trainer)
+OPERATOR_IMAGE=${TAGS[0]:?docker/build.sh printed no operator image}
+TRAINER_IMAGE=${TAGS[1]:?docker/build.sh printed no trainer image}
+T0=$SECONDS
+rc=0
+"$ROOT/tests/cluster/node-up.sh" "$CLUSTER" "$OPERATOR_IMAGE" "$TRAINER_IMAGE" >/dev/null 2>"$WORK/node-up.log" || rc=$?
+if ((rc == 3)); then
+  cat "$WORK/node-up.log" >&2
+  echo "SKIP: the node cannot start here: $(sed -n 's/.*NODE-UNAVAILABLE: //p' "$WORK/node-up.log" | head -n 1)" >&2
+  trap - EXIT
+  rm -rf "$WORK"
+  exit 77
+fi
+if ((rc != 0)); then
+  cat "$WORK/node-up.log" >&2
+  not_ok "node-up.sh (exit $rc)"
+  exit 1
+fi
+SCENARIO_SECONDS[node-up]=$((SECONDS - T0))
+ok "single-node cluster up (node-up.sh)"
+# shellcheck source=/dev/null
+source "$CLUSTER/cluster.env"
+CTR=(ctr --address "$PETNAME_CONTAINERD_SOCK" --namespace k8s.io)
+
+# ---- resource sampling (every 2 s): load, node cgroup memory/CPU, daemons' RSS ----------------
+daemon_pids() {
+  cat "$CLUSTER"/*.pid "$PETNAME_NODE_DIR"/*.pid 2>/dev/null | grep -E '^[0-9]+$' || true
+}
+sample_resources() {
+  local cg_mem=/sys/fs/cgroup/memory/petname-node/memory.usage_in_bytes
+  local cg_cpu=/sys/fs/cgroup/cpuacct/petname-node/cpuacct.usage
+  echo "seconds load1 mem_available_kb pods_mem_bytes pods_cpu_ns daemons_rss_kb daemons_cpu_ticks"
+  while :; do
+    local rss=0 ticks=0 pid
+    for pid in $(daemon_pids); do
+      [[ -r /proc/$pid/stat ]] || continue
+      rss=$((rss + $(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)))
+      ticks=$((ticks + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+    done
+    echo "$SECONDS $(cut -d' ' -f1 /proc/loadavg) $(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)" \
+      "$(cat $cg_mem 2>/dev/null || echo 0) $(cat $cg_cpu 2>/dev/null || echo 0) $rss $ticks"
+    sleep 2
+  done
+}
+sample_resources >"$WORK/resources.tsv" &
+PIDS+=($!)
+
+report() {
+  {
+    echo "| scenario | seconds |"
+    echo "|---|---|"
+    local s
+    for s in node-up 1-install-train 2-kill-rank 3-kill-operator 4-delete; do
+      echo "| $s | ${SCENARIO_SECONDS[$s]:-not run} |"
+    done
+    echo
+    awk 'NR > 1 {
+        n++; load += $2; if ($2 > maxload) maxload = $2
+        if (min_avail == "" || $3 < min_avail) min_avail = $3
+        if ($4 > pods_mem) pods_mem = $4
+        if ($6 > rss) rss = $6
+        if (first_cpu == "") { first_cpu = $5; first_ticks = $7 }
+        last_cpu = $5; last_ticks = $7
+      }
+      END {
+        if (n == 0) exit
+        printf "resources over %d samples (2 s): load1 mean %.2f max %.2f; MemAvailable min %.0f MiB;\n", n, load / n, maxload, min_avail / 1024
+        printf "pods (cgroup /petname-node) peak memory %.0f MiB, CPU %.0f s; node and control-plane daemons peak RSS %.0f MiB, CPU %.0f s\n",
+          pods_mem / 1048576, (last_cpu - first_cpu) / 1e9, rss / 1024, (last_ticks - first_ticks) / 100
+      }' "$WORK/resources.tsv"
+  } | tee "$WORK/report.md" >&2
+}
+
+# ---- helpers for jobs --------------------------------------------------------------------------
+mkdir -p "$WORK/data"
+head -n $((MAX_NAMES + 1)) "$CSV" >"$WORK/data/pets.csv"
+chmod -R a+rX "$WORK" # the ranks run as 65532 and read the data through a hostPath
+
+# storage JOB: a hostPath PersistentVolume (directory owned by the ranks' uid) bound to JOB-ckpt
+storage() {
+  local dir=$WORK/ckpt/$1
+  mkdir -p "$dir"
+  chown 65532:65532 "$dir"
+  k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: $NS-$1-ckpt}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Retain
+  storageClassName: ""
+  hostPath: {path: "$dir", type: Directory}
+  claimRef: {namespace: $NS, name: $1-ckpt}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: $1-ckpt, namespace: $NS}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: ""
+  volumeName: $NS-$1-ckpt
+  resources: {requests: {storage: 1Gi}}
+YAML
+}
+# create_job JOB: 2 ranks, 1 thread each, checkpoint every epoch (all kept) on JOB-ckpt
+create_job() {
+  storage "$1"
+  kn apply -f - >/dev/null <<YAML
+apiVersion: petname.dev/v1alpha1
+kind: PetNameTrainingJob
+metadata: {name: $1}
+spec:
+  replicas: 2
+  image: $TRAINER_IMAGE
+  imagePullPolicy: Never
+  dataset:
+    path: /data/pets.csv
+    maxNames: $MAX_NAMES
+    volume: {hostPath: "$WORK/data"}
+  training: {epochs: $EPOCHS, batchSizePerReplica: $BATCH, threads: 1}
+  checkpoint: {claimName: $1-ckpt, everyEpochs: 1, keep: 1000}
+  runPolicy: {restartBackoffSeconds: 1, backoffLimit: 2}
+YAML
+}
+job_field() { kn get pntj "$1" -o jsonpath="$2"; }
+phase_is() { [[ $(job_field "$1" '{.status.phase}') == "$2" ]]; }
+pod_phase_is() { [[ $(kn get pod "$1" -o jsonpath='{.status.phase}' 2>/dev/null) == "$2" ]]; }
+both_running() { pod_phase_is "$1-rank-0" Running && pod_phase_is "$1-rank-1" Running; }
+latest_epoch() { # JOB: epoch of the newest checkpoint on the volume (0 when none yet)
+  local latest
+  latest=$(cat "$WORK/ckpt/$1/latest" 2>/dev/null) || { echo 0; return; }
+  latest=${latest##*epoch-}
+  echo $((10#${latest%%[^0-9]*}))
+}
+checkpointed() { (($(latest_epoch "$1") >= 1)); }
+final_checkpoint() { [[ -f $WORK/ckpt/$1/epoch-$(printf '%06d' "$EPOCHS")/manifest.json ]]; }
+save_logs() { # JOB: both ranks' logs into WORK/logs/JOB-rank-N.log
+  mkdir -p "$WORK/logs"
+  local r
+  for r in 0 1; do kn logs "$1-rank-$r" >"$WORK/logs/$1-rank-$r.log" 2>&1 || true; done
+}
+operator_pods() { # names of the operator pods that are not being deleted
+  k -n "$OP_NS" get pods -l app.kubernetes.io/name=petname-operator -o json |
+    jq -r '.items[] | select(.metadata.deletionTimestamp == null) | .metadata.name'
+}
+operator_ready() { # [NOT_NAME]: one operator pod other than NOT_NAME is Ready
+  local name
+  for name in $(operator_pods); do
+    [[ $name == "${1:-}" ]] && continue
+    [[ $(k -n "$OP_NS" get pod "$name" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}') == True ]] && return 0
+  done
+  return 1
+}
+
+# ---- Prometheus on the host, scraping every rank pod's metrics port at its pod IP --------------
+# Debian's prometheus is built without kubernetes_sd_configs, so the targets come from the API
+# (pods of the job, their IPs and `metrics` container ports) into a file_sd file, as a Kubernetes
+# service discovery would list them.
+prometheus_start() {
+  local port
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  PROM=http://127.0.0.1:$port
+  mkdir -p "$WORK/targets"
+  cat >"$WORK/prometheus.yml" <<EOF
+global: {scrape_interval: 1s, scrape_timeout: 1s}
+scrape_configs:
+  - job_name: petname-ranks
+    file_sd_configs: [{files: ['$WORK/targets/*.json'], refresh_interval: 1s}]
+EOF
+  check "prometheus config" promtool check config "$WORK/prometheus.yml"
+  prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
+    --web.listen-address="127.0.0.1:$port" >"$WORK/prometheus.log" 2>&1 &
+  PIDS+=($!)
+}
+# publish_targets JOB: the job's rank pods (IP and metrics port) as Prometheus file_sd targets
+publish_targets() {
+  kn get pods -l "petname.dev/job-name=$1" -o json | jq '[.items[] | select(.status.podIP != null) | {
+      targets: ["\(.status.podIP):\(.spec.containers[0].ports[] | select(.name == "metrics") | .containerPort)"],
+      labels: {pntj: .metadata.labels["petname.dev/job-name"], rank: .metadata.labels["petname.dev/rank"],
+               pod: .metadata.name}}]' >"$WORK/targets/.$1.tmp" &&
+    [[ $(jq length "$WORK/targets/.$1.tmp") == 2 ]] && mv -f "$WORK/targets/.$1.tmp" "$WORK/targets/$1.json"
+}
+# promql QUERY: the result vector as "labels value" lines
+promql() {
+  curl -fsS --max-time 5 "$PROM/api/v1/query" --data-urlencode "query=$1" |
+    python3 -c 'import json,sys
+for r in json.load(sys.stdin)["data"]["result"]: print(json.dumps(r["metric"], sort_keys=True), r["value"][1])'
+}
+# scraped_both JOB: each rank was up (1) at some point, scraped at a pod-network IP
+scraped_both() {
+  local out
+  out=$(promql "max_over_time(up{job=\"petname-ranks\",pntj=\"$1\"}[15m])")
+  echo "$out"
+  [[ $(grep -c '"rank": "[01]".* 1$' <<<"$out") == 2 ]] &&
+    [[ $(grep -c "\"instance\": \"${PETNAME_POD_CIDR%.*}\." <<<"$out") == 2 ]] &&
+    [[ $(promql "count(max_over_time(petname_epoch{pntj=\"$1\"}[15m]))") == *" 2" ]]
+}
+
+# ---- scenario 1: helm install, a 2-rank job to Succeeded ---------------------------------------
+scenario_1() {
+  local job=pets t0=$SECONDS
+  step "helm install charts/petname-operator" 120 "$HELM" --kubeconfig "$CLUSTER/kubeconfig" \
+    upgrade --install petname "$ROOT/charts/petname-operator" -n "$OP_NS" --create-namespace \
+    --set "image.repository=${OPERATOR_IMAGE%:*}" --set "image.tag=${OPERATOR_IMAGE##*:}" \
+    --set image.pullPolicy=Never --set operator.logLevel=debug \
+    --set 'operator.extraArgs={--progress-interval=2s}' || return 1
+  step "operator pod Ready (it reached the API server through the kubernetes Service)" 120 operator_ready || return 1
+  k create namespace "$NS" >/dev/null
+  eventually 60 kn get serviceaccount default || true
+  prometheus_start
+  create_job "$job"
+  step "rank pods Running" 120 both_running "$job" || return 1
+  check "Prometheus targets: the 2 rank pods' IPs" publish_targets "$job"
+  local progress=0 deadline=$((SECONDS + 240)) phase=""
+  local epoch
+  while ((SECONDS < deadline)); do
+    phase=$(job_field "$job" '{.status.phase}')
+    epoch=$(job_field "$job" '{.status.progress.epoch}')
+    if [[ $phase == Running ]] && ((${epoch:-0} > progress)); then progress=$epoch; fi
+    [[ $phase == Succeeded || $phase == Failed ]] && break
+    sleep 1
+  done
+  save_logs "$job"
+  if [[ $phase == Succeeded ]]; then ok "job Succeeded"; else not_ok "job Succeeded (phase: $phase)"; return 1; fi
+  SCENARIO_SECONDS[1-install-train]=$((SECONDS - t0))
+  if ((progress >= 1)); then ok "status.progress.epoch filled while Running (saw $progress)"; else not_ok "status.progress.epoch filled while Running"; fi
+  check "rank 1 resolved and reached rank 0 (world size 2 in the checkpoint)" \
+    grep -q '"world_size": *2' "$WORK/ckpt/$job/epoch-$(printf '%06d' "$EPOCHS")/manifest.json"
+  check "checkpoints of every epoch on the volume" final_checkpoint "$job"
+  generate() { "$BIN_DIR/petname" generate --checkpoint "$WORK/ckpt/$1" --count 5 --seed 7 | tee "$WORK/names.txt" && (($(grep -c '[A-Za-z]' "$WORK/names.txt") == 5)); }
+  check "petname generate prints names from the checkpoint" generate "$job"
+  check "Prometheus on the host scraped both ranks through pod IPs" eventually 30 scraped_both "$job"
+}
+
+# ---- scenario 2: kill rank 1's container mid-training -----------------------------------------
+scenario_2() {
+  local job=killrank t0=$SECONDS
+  create_job "$job"
+  step "first checkpoint written with both ranks Running" 180 checkpointed "$job" || return 1
+  local id at
+  id=$(kn get pod "$job-rank-1" -o jsonpath='{.status.containerStatuses[0].containerID}')
+  at=$(latest_epoch "$job")
+  if ((at >= EPOCHS)) || ! "${CTR[@]}" tasks kill -s SIGKILL "${id#containerd://}" >>"$CHECKS_LOG" 2>&1; then
+    not_ok "killed rank 1 mid-training (checkpoint epoch $at of $EPOCHS, container ${id:-none})"
+    return 1
+  fi
+  ok "killed rank 1's container (SIGKILL) after epoch $at of $EPOCHS"
+  step "job Succeeded after the gang restart" 300 phase_is "$job" Succeeded || { save_logs "$job"; return 1; }
+  SCENARIO_SECONDS[2-kill-rank]=$((SECONDS - t0))
+  save_logs "$job"
+  check "status.restarts = 1" test "$(job_field "$job" '{.status.restarts}')" = 1
+  check "the new rank pods are restart generation 1" test \
+    "$(kn get pod "$job-rank-0" -o jsonpath='{.metadata.labels.petname\.dev/restart-generation}')" = 1
+  local resumed
+  resumed=$(sed -n 's/.*resuming from .*(epoch \([0-9]*\).*/\1/p' "$WORK/logs/$job-rank-0.log" | head -n 1)
+  if [[ -n $resumed ]] && ((resumed >= 1 && resumed >= at)); then
+    ok "rank 0 resumed from the checkpoint of epoch $resumed (not from zero)"
+  else
+    not_ok "rank 0 resumed from the last checkpoint (log says: '${resumed:-no resume}', killed after $at)"
+  fi
+  # The epoch counter continues: after the resume, epochs resumed+1 .. EPOCHS were trained, once each.
+  continues() {
+    local trained
+    trained=$(grep -o 'epoch [0-9]*/' "$WORK/logs/$job-rank-0.log" | tr -dc '0-9\n' | paste -sd' ')
+    echo "epochs trained after resuming: $trained"
+    [[ $trained == "$(seq -s' ' $((resumed + 1)) "$EPOCHS")" ]]
+  }
+  check "epochs after the resume continue from it ($((resumed + 1))..$EPOCHS)" continues
+  check "final checkpoint on the volume" final_checkpoint "$job"
+}
+
+# ---- scenario 3: kill the operator pod mid-training -------------------------------------------
+scenario_3() {
+  local job=killop t0=$SECONDS
+  create_job "$job"
+  step "first checkpoint written with both ranks Running" 180 checkpointed "$job" || return 1
+  local uids old
+  uids=$(kn get pods -l "petname.dev/job-name=$job" -o jsonpath='{.items[*].metadata.uid}')
+  old=$(operator_pods | head -n 1)
+  if (($(latest_epoch "$job") >= EPOCHS)) ||
+    ! k -n "$OP_NS" delete pod "$old" --grace-period=0 --force >>"$CHECKS_LOG" 2>&1; then
+    not_ok "deleted the operator pod mid-training"
+    return 1
+  fi
+  ok "deleted the operator pod $old (grace 0) after epoch $(latest_epoch "$job") of $EPOCHS"
+  # Until the job is done: never more than 2 rank pods, the same 2.
+  local most=0 n phase=""
+  local deadline=$((SECONDS + 300))
+  while ((SECONDS < deadline)); do
+    n=$(kn get pods -l "petname.dev/job-name=$job" -o name | wc -l)
+    ((n > most)) && most=$n
+    phase=$(job_field "$job" '{.status.phase}')
+    [[ $phase == Succeeded || $phase == Failed ]] && break
+    sleep 0.5
+  done
+  SCENARIO_SECONDS[3-kill-operator]=$((SECONDS - t0))
+  save_logs "$job"
+  check "the Deployment brought a new operator pod (Ready)" eventually 60 operator_ready "$old"
+  if [[ $phase == Succeeded ]]; then ok "job Succeeded"; else not_ok "job Succeeded (phase: $phase)"; fi
+  if ((most <= 2)); then ok "no duplicate rank pods (at most $most)"; else not_ok "no duplicate rank pods ($most seen)"; fi
+  check "the rank pods are the ones from before the operator restart" test \
+    "$(kn get pods -l "petname.dev/job-name=$job" -o jsonpath='{.items[*].metadata.uid}')" = "$uids"
+  check "status.restarts = 0" test "$(job_field "$job" '{.status.restarts}')" = 0
+}
+
+# ---- scenario 4: delete a job (scenario 1's, its Succeeded pods are kept) ----------------------
+scenario_4() {
+  local job=pets t0=$SECONDS
+  no_pods() { [[ -z $(kn get pods -l "petname.dev/job-name=$job" -o name) ]]; }
+  no_service() { ! kn get service "$job" >/dev/null 2>&1; }
+  no_pods && { not_ok "job $job has pods to delete"; return 1; }
+  kn get service "$job" >/dev/null || { not_ok "job $job has a Service"; return 1; }
+  kn delete pntj "$job" --wait=false >/dev/null
+  check "pods garbage-collected" eventually 120 no_pods
+  check "Service garbage-collected" eventually 120 no_service
+  SCENARIO_SECONDS[4-delete]=$((SECONDS - t0))
+}
+
+# Each scenario reports its own checks; 2-4 need the operator that 1 installs.
+scenario_1 || true
+if eventually 5 operator_ready; then
+  scenario_2 || true
+  scenario_3 || true
+  scenario_4 || true
+else
+  not_ok "scenarios 2-4: no Ready operator after scenario 1"
+fi
