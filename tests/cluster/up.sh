@@ -239,7 +239,8 @@ while :; do
     -z ${PETNAME_APISERVER_PORT:-} || -z ${PETNAME_KCM_PORT:-} ]] && port_clash; then
     log "a port was taken meanwhile; retrying with other ports"
     FAILED_LOG=""
-    "$HERE/down.sh" "$DIR" >&2
+    # (only the control plane: down.sh would also stop the node that node-up.sh is starting)
+    for ((c = ${#COMPONENTS[@]} - 1; c >= 0; c--)); do stop_daemon "$DIR" "${COMPONENTS[c]}"; done
     rm -rf "$DIR/etcd-data"
     for c in "${COMPONENTS[@]}"; do mv -f "$DIR/$c.log" "$DIR/$c.log.attempt$attempt" 2>/dev/null || true; done
     attempt=$((attempt + 1))

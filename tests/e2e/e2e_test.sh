@@ -56,7 +56,7 @@ finish() {
   local pid
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  [[ -f $CLUSTER/kubeconfig ]] && report
+  if [[ -f $CLUSTER/kubeconfig ]] && declare -F report >/dev/null; then report; fi
   "$ROOT/tests/cluster/down.sh" "$CLUSTER" >&2 || true
   if ((FAILED == 0)); then rm -rf "$WORK"; else echo "logs kept in $WORK" >&2; fi
   checks_summary && exit 0
