@@ -33,6 +33,8 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=../tests/cluster/env.sh
 source "$REPO/tests/cluster/env.sh"
+# shellcheck source-path=SCRIPTDIR source=../tests/support/ports.sh
+source "$REPO/tests/support/ports.sh"
 
 usage() { echo "usage: bench/orchestration.sh [--runs N] [--smoke] [BUILD_DIR]" >&2; exit 2; }
 RUNS=3 SMOKE=0 BUILD=$REPO/build
@@ -83,14 +85,6 @@ count() { # RESOURCE NS: how many exist (one cheap request: limit=1 + remainingI
 }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
-free_port() {
-  local p
-  while :; do
-    p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || break
-  done
-  echo "$p"
-}
 
 # ---- operators ------------------------------------------------------------------------------
 # start_op WHICH LIMITS: starts ours|theirs at default|lifted client limits and waits until it is

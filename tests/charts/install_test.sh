@@ -20,6 +20,8 @@ NS=petname-system
 SA=system:serviceaccount:$NS:rel-petname-operator
 CHECKS_LOG=$DIR/checks.log
 source "$ROOT/tests/lib/checks.sh"
+# shellcheck source-path=SCRIPTDIR source=../support/ports.sh
+source "$ROOT/tests/support/ports.sh"
 OP_PID=""
 
 finish() {
@@ -57,7 +59,6 @@ eventually() { # SECONDS COMMAND...: retry every 0.5 s
     sleep 0.5
   done
 }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # A kubeconfig that authenticates as the ServiceAccount with a fresh token.
 sa_kubeconfig() {

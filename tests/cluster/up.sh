@@ -30,6 +30,8 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=env.sh
 source "$HERE/env.sh"
+# shellcheck source-path=SCRIPTDIR source=../support/ports.sh
+source "$HERE/../support/ports.sh"
 
 DIR=${1:?usage: up.sh DIR}
 mkdir -p "$DIR"
@@ -62,8 +64,8 @@ declare -A TAKEN=()
 pick_port() {
   local p
   while :; do
-    p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
-    [[ -z ${TAKEN[$p]:-} ]] && ! port_busy "$p" && break
+    p=$(free_port)
+    [[ -z ${TAKEN[$p]:-} ]] && break
   done
   TAKEN[$p]=1
   echo "$p"

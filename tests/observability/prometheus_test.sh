@@ -16,7 +16,7 @@ dashboard=$repo/charts/petname-operator/dashboards/petname-training.json
 rules=$repo/charts/petname-operator/rules/petname.rules.yaml
 py=/usr/bin/python3 # Debian's, with python3-yaml
 world=2
-nproc=(--nproc $world)
+nproc=(--nproc "$world")
 if ! "$petname" train --help | grep -q -- --nproc; then
   world=1
   nproc=()
@@ -32,29 +32,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A base port P with P .. P+count-1 free on loopback.
-free_ports() {
-  $py - "$1" <<'PY'
-import random, socket, sys
-count = int(sys.argv[1])
-for _ in range(200):
-    base = random.randint(20000, 60000 - count)
-    socks = []
-    try:
-        for port in range(base, base + count):
-            s = socket.socket()
-            s.bind(("127.0.0.1", port))
-            socks.append(s)
-        print(base)
-        sys.exit(0)
-    except OSError:
-        pass
-    finally:
-        for s in socks:
-            s.close()
-sys.exit("no free ports")
-PY
-}
+# shellcheck source-path=SCRIPTDIR source=../support/ports.sh
+source "$here/../support/ports.sh"
 metrics_port=$(free_ports $world)
 fixture_port=$(free_ports 1)
 prom_port=$(free_ports 1)
@@ -71,7 +50,7 @@ PETNAME_JOB_NAME=pets PETNAME_NAMESPACE=ml "$petname" train "${nproc[@]}" --data
   --checkpoint-dir "$work/ckpt" --metrics-port "$metrics_port" --metrics-address 127.0.0.1 \
   >"$work/train.log" 2>&1 &
 train_pid=$!
-pids+=($train_pid)
+pids+=("$train_pid")
 
 {
   echo "global: {scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s}"

@@ -9,6 +9,8 @@ set -euo pipefail
 : "${PETNAME_OPERATOR:?path of petname-operator}"
 # shellcheck source=/dev/null
 source "$PETNAME_CLUSTER_DIR/cluster.env"
+# shellcheck source-path=SCRIPTDIR source=../../support/ports.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../support/ports.sh"
 
 TEST_NAME=$(basename "$0" .sh)
 NS="${TEST_NAME//_/-}-$RANDOM"
@@ -32,15 +34,6 @@ wait_until() {
     ((SECONDS < deadline)) || fail "timed out waiting for $what"
     sleep 0.2
   done
-}
-
-free_port() {
-  local p
-  while :; do
-    p=$((20000 + RANDOM % 40000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || break
-  done
-  echo "$p"
 }
 
 # start_operator [FLAGS...]: runs petname-operator for this test's namespace; waits for /metrics.
