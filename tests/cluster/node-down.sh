@@ -116,6 +116,8 @@ stop_daemon "$NODE_DIR" coredns
 kill_containers
 stop_daemon "$NODE_DIR" containerd
 stop_shims
+# containerd 1.6 keeps shim sockets and FIFOs under fixed paths; gone once empty (no other containerd).
+rmdir /run/containerd/s /run/containerd/fifo /run/containerd 2>/dev/null || true
 unmount_all
 remove_cgroups
 # The kubelet links every container log into /var/log/containers (a fixed path).

@@ -56,6 +56,8 @@ log() { printf '[cluster/node-up] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$HERE/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../support/ports.sh
+source "$HERE/../support/ports.sh"
 
 # ---- preconditions ---------------------------------------------------------------------------
 [[ $(id -u) -eq 0 ]] || die "needs root (network bridge, cgroups, containerd)"
@@ -106,17 +108,11 @@ wait_for() {
   ((rc != 2)) || node_daemon_failed "$name" "timed out after ${TIMEOUT}s waiting for $what"
 }
 
-port_busy() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
-declare -A TAKEN=()
-pick_port() { # ADDRESS: a port in 20000-59999 that nothing listens on there
-  local p
-  while :; do
-    p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
-    [[ -z ${TAKEN[$p]:-} ]] && ! port_busy "$1" "$p" && ! port_busy 127.0.0.1 "$p" && break
-  done
-  TAKEN[$p]=1
-  echo "$p"
-}
+# Ports of the node's daemons: scheduler, kubelet (on the bridge address), kubelet health,
+# kube-proxy health and metrics (checked free by bind on loopback, below the ephemeral range).
+PORTS=$(free_ports 5)
+SCHED_PORT=$PORTS KUBELET_PORT=$((PORTS + 1)) KUBELET_HEALTH=$((PORTS + 2))
+PROXY_HEALTH=$((PORTS + 3)) PROXY_METRICS=$((PORTS + 4))
 
 # ---- network: the bridge first (the apiserver binds its address) ------------------------------
 mkdir -p "$NODE_DIR"
@@ -268,7 +264,6 @@ PY
 wait_for coredns "an answer for kubernetes.default.svc.cluster.local" dns_ok
 
 # ---- kube-scheduler --------------------------------------------------------------------------
-SCHED_PORT=$(pick_port 127.0.0.1)
 log "kube-scheduler (health on https://127.0.0.1:$SCHED_PORT/healthz)"
 start kube-scheduler "$PETNAME_K8S_BIN/kube-scheduler" --kubeconfig "$DIR/scheduler.kubeconfig" \
   --authentication-kubeconfig "$DIR/scheduler.kubeconfig" --authorization-kubeconfig "$DIR/scheduler.kubeconfig" \
@@ -284,8 +279,6 @@ if [[ -f /sys/fs/cgroup/cpuset/cpuset.cpus ]]; then
   cp /sys/fs/cgroup/cpuset/cpuset.cpus "/sys/fs/cgroup/cpuset$CGROUP_ROOT/cpuset.cpus"
   cp /sys/fs/cgroup/cpuset/cpuset.mems "/sys/fs/cgroup/cpuset$CGROUP_ROOT/cpuset.mems"
 fi
-KUBELET_PORT=$(pick_port "$GW")
-KUBELET_HEALTH=$(pick_port 127.0.0.1)
 mkdir -p "$NODE_DIR/kubelet" "$NODE_DIR/pod-logs"
 cat >"$NODE_DIR/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
@@ -321,8 +314,6 @@ start kubelet "$PETNAME_K8S_BIN/kubelet" --config "$NODE_DIR/kubelet.yaml" \
 wait_for kubelet "/healthz" curl -fsS --max-time 2 "http://127.0.0.1:$KUBELET_HEALTH/healthz"
 # ---- kube-proxy (iptables mode; leaves the host's conntrack and localnet sysctls alone) --------
 # After the kubelet: kube-proxy waits (with a growing back-off) for its Node object to exist.
-PROXY_HEALTH=$(pick_port 127.0.0.1)
-PROXY_METRICS=$(pick_port 127.0.0.1)
 cat >"$NODE_DIR/kube-proxy.yaml" <<EOF
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration

@@ -35,6 +35,8 @@ EPOCHS=${E2E_EPOCHS:-6}
 BATCH=${E2E_BATCH:-256}
 # shellcheck source-path=SCRIPTDIR source=../cluster/env.sh
 source "$ROOT/tests/cluster/env.sh"
+# shellcheck source-path=SCRIPTDIR source=../support/ports.sh
+source "$ROOT/tests/support/ports.sh"
 
 if (($(id -u) != 0)); then
   echo "SKIP: the single-node cluster needs root (bridge, cgroups, containerd)" >&2
@@ -246,7 +248,7 @@ operator_ready() { # [NOT_NAME]: one operator pod other than NOT_NAME is Ready
 # service discovery would list them.
 prometheus_start() {
   local port
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  port=$(free_port)
   PROM=http://127.0.0.1:$port
   mkdir -p "$WORK/targets"
   cat >"$WORK/prometheus.yml" <<EOF
