@@ -289,6 +289,7 @@ scraped_both() {
 # ---- scenario 1: helm install, a 2-rank job to Succeeded ---------------------------------------
 scenario_1() {
   local job=pets t0=$SECONDS
+  log "scenario 1: helm install, a 2-rank job to Succeeded"
   step "helm install charts/petname-operator" 120 "$HELM" --kubeconfig "$CLUSTER/kubeconfig" \
     upgrade --install petname "$ROOT/charts/petname-operator" -n "$OP_NS" --create-namespace \
     --set "image.repository=${OPERATOR_IMAGE%:*}" --set "image.tag=${OPERATOR_IMAGE##*:}" \
@@ -325,6 +326,7 @@ scenario_1() {
 # ---- scenario 2: kill rank 1's container mid-training -----------------------------------------
 scenario_2() {
   local job=killrank t0=$SECONDS
+  log "scenario 2: kill rank 1's container mid-training"
   create_job "$job"
   step "first checkpoint written with both ranks Running" 180 checkpointed "$job" || return 1
   local id at
@@ -362,6 +364,7 @@ scenario_2() {
 # ---- scenario 3: kill the operator pod mid-training -------------------------------------------
 scenario_3() {
   local job=killop t0=$SECONDS
+  log "scenario 3: kill the operator pod mid-training"
   create_job "$job"
   step "first checkpoint written with both ranks Running" 180 checkpointed "$job" || return 1
   local uids old
@@ -396,6 +399,7 @@ scenario_3() {
 # ---- scenario 4: delete a job (scenario 1's, its Succeeded pods are kept) ----------------------
 scenario_4() {
   local job=pets t0=$SECONDS
+  log "scenario 4: delete a job"
   no_pods() { [[ -z $(kn get pods -l "petname.dev/job-name=$job" -o name) ]]; }
   no_service() { ! kn get service "$job" >/dev/null 2>&1; }
   no_pods && { not_ok "job $job has pods to delete"; return 1; }
