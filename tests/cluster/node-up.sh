@@ -20,9 +20,9 @@
 #   kubelet and DNS address), PETNAME_NODE_BRIDGE (default petname-br0), PETNAME_NODE_NAME (default
 #   petname-node), PETNAME_CLUSTER_TIMEOUT (seconds per readiness step, default 120),
 #   PETNAME_CLUSTER_OWNER_PID (as for up.sh: a watchdog runs down.sh DIR when that process is gone).
-# Exit status: 0 ready; 3 a node daemon (containerd, kubelet, kube-proxy, CoreDNS) could not run on
-#   this machine (its last log lines are printed, the first line of stderr after
-#   "[cluster/node-up] NODE-UNAVAILABLE:" says why); 1 any other failure.
+# Exit status: 0 ready; 3 a node daemon (containerd, CoreDNS, kube-scheduler, kubelet, kube-proxy)
+#   exited or never became ready on this machine (its last log lines are printed; the stderr line
+#   "[cluster/node-up] NODE-UNAVAILABLE: NAME ...: <its last error line>" says why); 1 any other failure.
 # Appends to DIR/cluster.env: PETNAME_NODE_NAME, PETNAME_NODE_ADDRESS, PETNAME_POD_CIDR,
 #   PETNAME_CONTAINERD_SOCK, PETNAME_NODE_DIR. Writes DIR/node/ (configs, state, logs, pid files).
 set -euo pipefail
@@ -234,7 +234,7 @@ import_image() { # REF: containers-storage REF -> docker-archive (cached by imag
   log "image $ref imported (${id:0:12})"
 }
 for ref in "$PAUSE_IMAGE" "${IMAGES[@]}"; do import_image "$ref"; done
-# Keep only the newest few archives of each image (each is the image's full size).
+# Each archive is as big as its image and every build of an image makes a new one: drop old ones.
 find "$ARCHIVES" -name '*.tar' -mtime +2 -delete
 
 # ---- CoreDNS: cluster.local on the bridge address --------------------------------------------
