@@ -119,7 +119,7 @@ sample_resources() {
   local cg_mem=/sys/fs/cgroup/memory/petname-node/memory.usage_in_bytes
   local cg_cpu=/sys/fs/cgroup/cpuacct/petname-node/cpuacct.usage
   echo "seconds load1 mem_available_kb pods_mem_bytes pods_cpu_ns daemons_rss_kb daemons_cpu_ticks"
-  while :; do
+  while kill -0 $$ 2>/dev/null; do # ($$: this script, also when it is killed with SIGKILL)
     local rss=0 ticks=0 pid
     for pid in $(daemon_pids); do
       [[ -r /proc/$pid/stat ]] || continue
@@ -258,7 +258,8 @@ scrape_configs:
     file_sd_configs: [{files: ['$WORK/targets/*.json'], refresh_interval: 1s}]
 EOF
   check "prometheus config" promtool check config "$WORK/prometheus.yml"
-  prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
+  # (dies with this script, also on SIGKILL, e.g. a ctest timeout; the cluster has its watchdog)
+  setpriv --pdeathsig KILL -- prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
     --web.listen-address="127.0.0.1:$port" >"$WORK/prometheus.log" 2>&1 &
   PIDS+=($!)
 }
