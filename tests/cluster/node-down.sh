@@ -33,13 +33,14 @@ kill_containers() {
   local netns_list=$NODE_DIR/netns.list
   if [[ -S $SOCK ]] && command -v ctr >/dev/null; then
     local id
-    for id in $(ctr --address "$SOCK" -n k8s.io containers ls -q 2>/dev/null); do
-      ctr --address "$SOCK" -n k8s.io containers info "$id" 2>/dev/null |
+    ctr --address "$SOCK" -n k8s.io containers ls -q 2>/dev/null >>"$NODE_DIR/containers.list" || true
+    while read -r id; do
+      ctr --address "$SOCK" -n k8s.io containers info "$id" </dev/null 2>/dev/null |
         python3 -c 'import json,sys
 for ns in json.load(sys.stdin).get("Spec", {}).get("linux", {}).get("namespaces", []):
     if ns.get("type") == "network" and ns.get("path", "").startswith("/var/run/netns/"): print(ns["path"])' \
         2>/dev/null || true
-    done | sort -u >>"$netns_list"
+    done <"$NODE_DIR/containers.list" | sort -u >>"$netns_list"
   fi
   local procs round
   for round in $(seq 50); do
@@ -52,12 +53,19 @@ for ns in json.load(sys.stdin).get("Spec", {}).get("linux", {}).get("namespaces"
   done
 }
 
-# containerd's shims outlive it; they are ours when their command line names our socket.
+# containerd's shims outlive it; they are ours when their command line names our socket. A killed
+# shim leaves its socket in containerd 1.6's fixed /run/containerd/s, named by the sha256 of
+# "<containerd address>/<namespace>/<id>" (shim.SocketAddress): removed for each of our containers.
 stop_shims() {
-  local pid
+  local pid id
   for pid in $(pgrep -f "containerd-shim-runc-v2 .*-address $SOCK( |$)" || true); do
     if is_ours "$pid" containerd-shim-runc-v2; then kill -KILL "$pid" 2>/dev/null || true; fi
   done
+  [[ -f $NODE_DIR/containers.list ]] || return 0
+  while read -r id; do
+    rm -f "/run/containerd/s/$(printf '%s' "$SOCK/k8s.io/$id" | sha256sum | cut -c1-64)"
+  done <"$NODE_DIR/containers.list"
+  rm -f "$NODE_DIR/containers.list"
 }
 
 unmount_all() {
