@@ -90,6 +90,13 @@ step() {
 mapfile -t TAGS < <("$ROOT/docker/build.sh" --binaries "$BIN_DIR" operator trainer)
 OPERATOR_IMAGE=${TAGS[0]:?docker/build.sh printed no operator image}
 TRAINER_IMAGE=${TAGS[1]:?docker/build.sh printed no trainer image}
+# One node per machine (node-up.sh owns a fixed bridge and cgroup): a second e2e run, e.g. from
+# another worktree, waits here for the first one to finish (the lock goes with this process).
+exec {lock_fd}>/run/lock/petname-e2e.lock
+if ! flock -n "$lock_fd"; then
+  log "another e2e run holds /run/lock/petname-e2e.lock; waiting for it (at most 30 min)"
+  flock -w 1800 "$lock_fd" || { not_ok "waited 30 min for another e2e run to finish"; exit 1; }
+fi
 T0=$SECONDS
 rc=0
 "$ROOT/tests/cluster/node-up.sh" "$CLUSTER" "$OPERATOR_IMAGE" "$TRAINER_IMAGE" >/dev/null 2>"$WORK/node-up.log" || rc=$?
