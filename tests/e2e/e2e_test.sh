@@ -219,6 +219,12 @@ spec:
   runPolicy: {restartBackoffSeconds: 1, backoffLimit: 2}
 YAML
 }
+# train_until_checkpoint JOB: creates JOB and waits for its first checkpoint (world size 2: both
+# ranks trained epoch 1), the moment scenarios 2 and 3 strike
+train_until_checkpoint() {
+  create_job "$1"
+  step "first checkpoint of $1 written (both ranks trained epoch 1)" 180 checkpointed "$1"
+}
 job_field() { kn get pntj "$1" -o jsonpath="$2"; }
 phase_is() { [[ $(job_field "$1" '{.status.phase}') == "$2" ]]; }
 pod_phase_is() { [[ $(kn get pod "$1" -o jsonpath='{.status.phase}' 2>/dev/null) == "$2" ]]; }
@@ -335,8 +341,7 @@ scenario_1() {
 scenario_2() {
   local job=killrank t0=$SECONDS
   log "scenario 2: kill rank 1's container mid-training"
-  create_job "$job"
-  step "first checkpoint written with both ranks Running" 180 checkpointed "$job" || return 1
+  train_until_checkpoint "$job" || return 1
   local id at
   id=$(kn get pod "$job-rank-1" -o jsonpath='{.status.containerStatuses[0].containerID}')
   at=$(latest_epoch "$job")
@@ -373,8 +378,7 @@ scenario_2() {
 scenario_3() {
   local job=killop t0=$SECONDS
   log "scenario 3: kill the operator pod mid-training"
-  create_job "$job"
-  step "first checkpoint written with both ranks Running" 180 checkpointed "$job" || return 1
+  train_until_checkpoint "$job" || return 1
   local uids old
   uids=$(kn get pods -l "petname.dev/job-name=$job" -o jsonpath='{.items[*].metadata.uid}')
   old=$(operator_pods | head -n 1)
