@@ -1,6 +1,9 @@
 #include "operator/controller/reconciler.h"
 
+#include <algorithm>
+#include <condition_variable>
 #include <future>
+#include <mutex>
 
 #include <spdlog/spdlog.h>
 
@@ -15,7 +18,10 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr size_t kMaxBatch = 16;
+// Creates in flight at most: a window that starts at 1 and grows by one with every create that
+// succeeds (doubling per round trip, like the Job controller's slow-start batches, but without
+// waiting for a whole batch), up to this bound.
+constexpr size_t kMaxInFlight = 16;
 
 std::string ApiMessage(const kube::Response& r) {
   std::string msg = kube::StringAt(r.body, "/message");
@@ -119,26 +125,37 @@ Status Reconciler::DeleteJob(const api::Job& job) {
 }
 
 Status Reconciler::CreateAll(const api::Job& job, const std::vector<Json>& objects) {
-  size_t batch = 1;
-  for (size_t start = 0; start < objects.size();
-       start += batch, batch = std::min(batch * 2, kMaxBatch)) {
-    size_t end = std::min(objects.size(), start + batch);
-    std::vector<std::future<Status>> pending;
-    for (size_t i = start; i < end; ++i) {
-      pending.push_back(
+  std::mutex mu;
+  std::condition_variable done;
+  size_t running = 0;
+  size_t succeeded = 0;
+  Status first;
+  std::vector<std::future<void>> tasks;
+  tasks.reserve(objects.size());
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    for (size_t i = 0; i < objects.size(); ++i) {
+      done.wait(lock,
+                [&] { return !first.ok() || running < std::min(kMaxInFlight, succeeded + 1); });
+      if (!first.ok()) break;  // stop early, as the Job controller does
+      ++running;
+      tasks.push_back(
           std::async(std::launch::async, [&, i, tags = logging::ReconcileScope::Current()] {
             logging::ReconcileScope scope(tags);
-            return Create(job, objects[i]);
+            Status s = Create(job, objects[i]);
+            std::lock_guard<std::mutex> guard(mu);
+            --running;
+            if (s.ok()) {
+              ++succeeded;
+            } else if (first.ok()) {
+              first = s;
+            }
+            done.notify_one();
           }));
     }
-    Status first;
-    for (auto& f : pending) {
-      Status s = f.get();
-      if (first.ok()) first = s;
-    }
-    if (!first.ok()) return first;  // stop early, as the Job controller does
   }
-  return Status::Ok();
+  for (auto& t : tasks) t.get();
+  return first;
 }
 
 Status Reconciler::Create(const api::Job& job, const Json& obj) {

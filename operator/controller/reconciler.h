@@ -6,13 +6,13 @@
 // job's resourceVersion *before* acting, so a decision such as a gang restart is recorded
 // before its pods are deleted; the Plan's events are recorded once that write succeeded. Then
 // it computes Desired(job, plan.pods) (pure), Diff()s it against what exists, creates what is
-// missing (PodGroup first, pods in slow-start batches 1, 2, 4, ... as the Job controller
-// does) and deletes what the plan says must go. A job whose TTL after finishing expired is
-// deleted (the garbage collector removes its pods). A 409 on the status write returns
-// FailedPrecondition and any failed action Unavailable, so the key is retried, from fresh
-// cache state, with backoff; *requeue_after asks for another pass when a time-based decision
-// (restart backoff, deadline, TTL, unschedulable timeout) falls due. An object that already
-// exists is adopted only when this job controls it; a foreign one is left alone.
+// missing (PodGroup first, pods with a slow-start window of creates in flight: 1, growing by one
+// per success up to 16, and none started after a failure) and deletes what the plan says must go. A
+// job whose TTL after finishing expired is deleted (the garbage collector removes its pods). A 409
+// on the status write returns FailedPrecondition and any failed action Unavailable, so the key is
+// retried, from fresh cache state, with backoff; *requeue_after asks for another pass when a
+// time-based decision (restart backoff, deadline, TTL, unschedulable timeout) falls due. An object
+// that already exists is adopted only when this job controls it; a foreign one is left alone.
 #pragma once
 
 #include <atomic>
