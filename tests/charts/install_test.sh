@@ -51,14 +51,6 @@ spec:
 YAML
   ) == true ]]
 }
-eventually() { # SECONDS COMMAND...: retry every 0.5 s
-  local deadline=$((SECONDS + $1))
-  shift
-  until "$@"; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.5
-  done
-}
 
 # A kubeconfig that authenticates as the ServiceAccount with a fresh token.
 sa_kubeconfig() {

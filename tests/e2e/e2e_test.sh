@@ -70,15 +70,6 @@ export PETNAME_CLUSTER_OWNER_PID=$$
 
 k() { "$KUBECTL" --kubeconfig "$CLUSTER/kubeconfig" "$@"; }
 kn() { k -n "$NS" "$@"; }
-# eventually SECONDS CMD...: retries CMD every 0.5 s
-eventually() {
-  local deadline=$((SECONDS + $1))
-  shift
-  until "$@" >>"$CHECKS_LOG" 2>&1; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.5
-  done
-}
 # step NAME SECONDS CMD...: a check that the rest of the scenario depends on (eventually true)
 step() {
   local name=$1 secs=$2

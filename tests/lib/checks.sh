@@ -3,6 +3,8 @@
 #   ok NAME / not_ok NAME      count and print `ok - NAME` / `not ok - NAME`
 #   check NAME COMMAND...      runs COMMAND (output appended to $CHECKS_LOG) and reports it
 #   checks_summary             prints `N passed, N failed`; returns 1 when a check failed
+#   eventually SECONDS CMD...  retries CMD (output appended to $CHECKS_LOG) every 0.5 s until it
+#                              succeeds (0) or SECONDS have passed (1)
 PASSED=0
 FAILED=0
 : "${CHECKS_LOG:=/dev/null}"
@@ -12,6 +14,14 @@ check() {
   local name=$1
   shift
   if "$@" >>"$CHECKS_LOG" 2>&1; then ok "$name"; else not_ok "$name"; fi
+}
+eventually() {
+  local deadline=$((SECONDS + $1))
+  shift
+  until "$@" >>"$CHECKS_LOG" 2>&1; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.5
+  done
 }
 checks_summary() {
   echo "$PASSED passed, $FAILED failed"
