@@ -50,16 +50,19 @@ Status ApplyDistFlags(const DistFlags& f, train::TrainOptions* o) {
     }
   }
   PETNAME_RETURN_IF_ERROR(dist::ParseRankConfig(dist::ProcessEnv(), f.ranks, &o->rank));
-  const std::string backend = !f.backend.empty()    ? f.backend
-                              : o->device == "cuda" ? "nccl"
-                                                    : "gloo";
-  dist::ParseBackend(backend, &o->comm.backend);
+  o->comm.backend = ChosenBackend(f, o->device);
   o->comm.rendezvous_timeout = Millis(f.rendezvous_timeout_s);
   o->comm.collective_timeout = Millis(f.collective_timeout_s);
   o->grad_sync.bucket_bytes = static_cast<size_t>(f.bucket_mb * (1 << 20));
   o->grad_sync.overlap = !f.no_overlap;
   o->drop_last = f.drop_last;
   return Status::Ok();
+}
+
+dist::Backend ChosenBackend(const DistFlags& f, const std::string& device) {
+  dist::Backend backend = device == "cuda" ? dist::Backend::kNccl : dist::Backend::kGloo;
+  if (!f.backend.empty()) dist::ParseBackend(f.backend, &backend);
+  return backend;
 }
 
 int LaunchLocalRanks(const DistFlags& f, bool threads_given, int argc, char** argv) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "trainer/dist/communicator.h"
 #include "trainer/dist/rank_env.h"
 #include "trainer/train/train.h"
 
@@ -33,6 +34,9 @@ void AddDistFlags(CLI::App* train, DistFlags* flags);
 // Fills the distribution fields of `options` from the flags and the environment. Errors are
 // kInvalidArgument naming the flag or variable.
 Status ApplyDistFlags(const DistFlags& flags, train::TrainOptions* options);
+
+// The backend the flags choose: --backend, else nccl for `device` cuda, else gloo.
+dist::Backend ChosenBackend(const DistFlags& flags, const std::string& device);
 
 // Runs flags.nproc ranks of this executable with this process's arguments minus --nproc
 // (plus --threads cores/N unless `threads_given`) and returns the launcher's exit code.

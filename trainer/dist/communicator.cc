@@ -5,7 +5,8 @@
 #include <sys/socket.h>
 #include <torch/version.h>
 #include <unistd.h>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <cerrno>
@@ -13,7 +14,10 @@
 #include <cstring>
 #include <thread>
 
-#ifdef USE_C10D_NCCL
+#ifdef PETNAME_WITH_GLOO
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
+#ifdef PETNAME_WITH_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
@@ -32,10 +36,6 @@ using GroupBase = c10d::ProcessGroup;
 
 using Clock = std::chrono::steady_clock;
 using Millis = std::chrono::milliseconds;
-
-bool IsLoopback(const std::string& host) {
-  return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
-}
 
 // Empty when something accepts TCP connections at host:port, else why not. Checked before
 // c10d connects, because c10d logs every failed attempt on its own.
@@ -106,6 +106,11 @@ Status ConnectStore(const RankConfig& rank, Millis timeout,
                              " (" + last_error + ")");
 }
 
+#ifdef PETNAME_WITH_GLOO
+bool IsLoopback(const std::string& host) {
+  return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
+}
+
 c10::intrusive_ptr<c10d::ProcessGroupGloo> MakeGloo(const c10::intrusive_ptr<c10d::Store>& store,
                                                     const RankConfig& rank, Millis timeout) {
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
@@ -119,6 +124,16 @@ c10::intrusive_ptr<c10d::ProcessGroupGloo> MakeGloo(const c10::intrusive_ptr<c10
   options->threads = 1;
   return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank.rank, rank.world_size, options);
 }
+#endif
+
+#ifdef PETNAME_WITH_NCCL
+c10::intrusive_ptr<c10d::ProcessGroupNCCL> MakeNccl(const c10::intrusive_ptr<c10d::Store>& store,
+                                                    const RankConfig& rank, Millis timeout) {
+  auto options = c10d::ProcessGroupNCCL::Options::create();
+  options->timeout = timeout;
+  return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank.rank, rank.world_size, options);
+}
+#endif
 
 std::string FirstLine(const std::exception& e) {
   std::string what = e.what();
@@ -128,7 +143,7 @@ std::string FirstLine(const std::exception& e) {
 }  // namespace
 
 struct Communicator::Group {
-  c10::intrusive_ptr<c10d::TCPStore> store;
+  c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<GroupBase> group;
   std::vector<c10::intrusive_ptr<c10d::Work>> pending;
 };
@@ -145,31 +160,51 @@ bool ParseBackend(const std::string& name, Backend* out) {
   return false;
 }
 
-Status Communicator::Connect(const RankConfig& rank, const CommOptions& options,
-                             std::unique_ptr<Communicator>* out) {
-  if (rank.world_size == 1) {
-    out->reset(new Communicator(0, 1, nullptr));
-    return Status::Ok();
+Status CheckBackendBuilt(Backend backend) {
+#ifndef PETNAME_WITH_GLOO
+  if (backend == Backend::kGloo) {
+    return Status::InvalidArgument(
+        "--backend gloo: this build has no Gloo (its LibTorch ships no gloo headers); several "
+        "ranks need --device cuda with --backend nccl, or a LibTorch with Gloo");
   }
-#ifndef USE_C10D_NCCL
-  if (options.backend == Backend::kNccl) {
+#endif
+#ifndef PETNAME_WITH_NCCL
+  if (backend == Backend::kNccl) {
     return Status::InvalidArgument("--backend nccl: this build has no NCCL (CPU-only LibTorch)");
   }
 #endif
+  (void)backend;
+  return Status::Ok();
+}
+
+Status Communicator::Connect(const RankConfig& rank, const CommOptions& options,
+                             std::unique_ptr<Communicator>* out) {
+  // One Gloo rank needs no group (every collective is the identity); NCCL is created at every
+  // world size so that a single GPU runs the same collectives as many.
+  if (rank.world_size == 1 && options.backend == Backend::kGloo) {
+    out->reset(new Communicator(0, 1, nullptr));
+    return Status::Ok();
+  }
+  PETNAME_RETURN_IF_ERROR(CheckBackendBuilt(options.backend));
   auto group = std::make_unique<Group>();
-  PETNAME_RETURN_IF_ERROR(ConnectStore(rank, options.rendezvous_timeout, &group->store));
+  if (rank.world_size == 1) {
+    group->store = c10::make_intrusive<c10d::HashStore>();
+  } else {
+    c10::intrusive_ptr<c10d::TCPStore> store;
+    PETNAME_RETURN_IF_ERROR(ConnectStore(rank, options.rendezvous_timeout, &store));
+    group->store = store;
+  }
   try {
-#ifdef USE_C10D_NCCL
+#ifdef PETNAME_WITH_NCCL
     if (options.backend == Backend::kNccl) {
-      auto nccl_options = c10d::ProcessGroupNCCL::Options::create();
-      nccl_options->timeout = options.collective_timeout;
-      group->group = c10::make_intrusive<c10d::ProcessGroupNCCL>(group->store, rank.rank,
-                                                                 rank.world_size, nccl_options);
+      group->group = MakeNccl(group->store, rank, options.collective_timeout);
     }
 #endif
+#ifdef PETNAME_WITH_GLOO
     if (options.backend == Backend::kGloo) {
       group->group = MakeGloo(group->store, rank, options.collective_timeout);
     }
+#endif
   } catch (const std::exception& e) {
     return Status::Unavailable("rendezvous: process group did not form: " + FirstLine(e));
   }
@@ -180,7 +215,17 @@ Status Communicator::Connect(const RankConfig& rank, const CommOptions& options,
 Communicator::Communicator(int rank, int world_size, std::unique_ptr<Group> group)
     : rank_(rank), world_size_(world_size), group_(std::move(group)) {}
 
-Communicator::~Communicator() = default;
+Communicator::~Communicator() {
+#if TORCH_VERSION_MAJOR >= 2
+  // NCCL wants its communicators shut down before exit (it warns otherwise).
+  if (group_) {
+    try {
+      group_->group->shutdown();
+    } catch (const std::exception&) {  // a group whose peer is gone: nothing left to release
+    }
+  }
+#endif
+}
 
 Status Communicator::StartAllreduceSum(const torch::Tensor& tensor) {
   if (!group_) return Status::Ok();

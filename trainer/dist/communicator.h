@@ -1,12 +1,16 @@
 // The process group of a data-parallel job: rendezvous through a TCPStore hosted by rank 0,
-// then Gloo (CPU) or NCCL (CUDA builds only) collectives. This header and communicator.cc
-// are the only places that know c10d; everything else sees tensors and Status.
+// then Gloo (builds whose LibTorch ships gloo headers) or NCCL (CUDA builds) collectives. This
+// header and communicator.cc are the only places that know c10d; everything else sees tensors and
+// Status.
 //
 // Contract:
 //  - Connect() blocks until all world_size ranks have joined. A worker whose master does
 //    not resolve or listen yet retries with backoff until rendezvous_timeout, then fails
-//    with kUnavailable naming the address and the time waited. World size 1 needs no
-//    store, no port and no peers; every collective is then the identity.
+//    with kUnavailable naming the address and the time waited. One Gloo rank needs no
+//    store, no port and no peers; every collective is then the identity. NCCL forms a
+//    group at every world size (one rank: an in-memory store), so one GPU runs the same
+//    collectives as many.
+//  - A backend this build lacks is refused with kInvalidArgument (CheckBackendBuilt).
 //  - Collectives must be called in the same order on every rank. A collective whose peer
 //    died or stalls fails within collective_timeout (kUnavailable) instead of hanging.
 //  - Tensors passed in must be dense and contiguous, on the group's device.
@@ -34,6 +38,9 @@ struct CommOptions {
   std::chrono::milliseconds rendezvous_timeout = std::chrono::seconds(300);
   std::chrono::milliseconds collective_timeout = std::chrono::seconds(300);
 };
+
+// kInvalidArgument naming the flag when `backend` was not compiled into this build.
+Status CheckBackendBuilt(Backend backend);
 
 class Communicator {
  public:

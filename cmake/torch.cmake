@@ -1,0 +1,73 @@
+# LibTorch for the trainer, found once for the whole tree (imported targets are global).
+#
+# - Default: find_package(Torch): Debian's libtorch-dev (1.13, CPU), or the LibTorch inside a
+#   PyTorch wheel on a machine with the CUDA toolkit (CMAKE_PREFIX_PATH =
+#   torch.utils.cmake_prefix_path; CUDA and NCCL).
+# - PETNAME_TORCH_WHEEL=DIR, DIR the torch/ folder of an unpacked PyTorch wheel
+#   (scripts/torch-wheel): its LibTorch 2.x without a CUDA toolkit. The wheel's CMake config
+#   insists on the whole toolkit, so the project names the libraries itself: the CPU ones
+#   (libtorch_cpu needs only libcudart and libcupti besides, from PETNAME_CUDA_LIBS), and with
+#   PETNAME_TORCH_WHEEL_CUDA=ON also libtorch_cuda, compiled against the CUDA runtime and NCCL
+#   headers in PETNAME_CUDA_INCLUDES and linked without the CUDA libraries that only a GPU
+#   machine has (the binaries then build but do not start here).
+#
+# Sets TORCH_LIBRARIES, TORCH_INCLUDE_DIRS, for CUDA builds TORCH_CUDA_LIBRARIES, and
+# PETNAME_HAVE_GLOO when the LibTorch's own headers include Gloo's (Debian's do; the wheel's do
+# not, although its library has the backend). The Torch target's USE_C10D_* definitions say
+# how LibTorch was built, not which headers it ships, so the project uses names of its own.
+option(PETNAME_TORCH_WHEEL_CUDA "With PETNAME_TORCH_WHEEL: also compile and link the CUDA path" OFF)
+set(PETNAME_TORCH_WHEEL "" CACHE PATH "torch/ folder of an unpacked PyTorch wheel (see above)")
+set(PETNAME_CUDA_LIBS "" CACHE PATH "Folder with libcudart.so.13 and libcupti.so.13 (wheel builds)")
+set(PETNAME_CUDA_INCLUDES "" CACHE STRING "CUDA runtime and NCCL include folders (wheel CUDA builds)")
+
+function(petname_detect_gloo)
+  find_path(PETNAME_GLOO_INCLUDE_DIR gloo/algorithm.h PATHS ${TORCH_INCLUDE_DIRS} NO_DEFAULT_PATH)
+  if(PETNAME_GLOO_INCLUDE_DIR)
+    set(PETNAME_HAVE_GLOO ON PARENT_SCOPE)
+  endif()
+endfunction()
+
+if(NOT PETNAME_TORCH_WHEEL)
+  set(CMAKE_FIND_PACKAGE_TARGETS_GLOBAL ON)
+  find_package(Torch REQUIRED)
+  set(CMAKE_FIND_PACKAGE_TARGETS_GLOBAL OFF)
+  # The wheel's libtorch.so exports a copy of std::filesystem that crashes when called (seen
+  # with torch 2.11: remove_all jumping to address 0); naming libstdc++ first binds programs
+  # to the system's.
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so
+                  OUTPUT_VARIABLE _libstdcxx OUTPUT_STRIP_TRAILING_WHITESPACE)
+  list(PREPEND TORCH_LIBRARIES ${_libstdcxx})
+  petname_detect_gloo()
+  return()
+endif()
+
+set(_lib ${PETNAME_TORCH_WHEEL}/lib)
+foreach(_f ${_lib}/libtorch_cpu.so ${_lib}/libc10.so ${PETNAME_TORCH_WHEEL}/include/torch/csrc/api/include/torch/torch.h)
+  if(NOT EXISTS ${_f})
+    message(FATAL_ERROR "PETNAME_TORCH_WHEEL=${PETNAME_TORCH_WHEEL}: ${_f} is missing")
+  endif()
+endforeach()
+set(TORCH_INCLUDE_DIRS ${PETNAME_TORCH_WHEEL}/include
+                       ${PETNAME_TORCH_WHEEL}/include/torch/csrc/api/include)
+add_library(petname_torch INTERFACE IMPORTED GLOBAL)
+target_include_directories(petname_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
+target_compile_definitions(petname_torch INTERFACE _GLIBCXX_USE_CXX11_ABI=1)
+target_link_libraries(petname_torch INTERFACE ${_lib}/libtorch_cpu.so ${_lib}/libc10.so)
+# DT_RPATH, not DT_RUNPATH: the wheel's libraries carry no search path of their own, and only
+# DT_RPATH also serves libtorch_cpu's dependencies (libgomp, libcudart, libcupti).
+target_link_options(petname_torch INTERFACE "LINKER:--disable-new-dtags" "LINKER:-rpath,${_lib}")
+if(PETNAME_CUDA_LIBS)
+  target_link_options(petname_torch INTERFACE "LINKER:-rpath,${PETNAME_CUDA_LIBS}")
+endif()
+if(PETNAME_TORCH_WHEEL_CUDA)
+  target_include_directories(petname_torch SYSTEM INTERFACE ${PETNAME_CUDA_INCLUDES})
+  target_link_libraries(petname_torch INTERFACE ${_lib}/libtorch_cuda.so ${_lib}/libc10_cuda.so
+                                                ${PETNAME_CUDA_LIBS}/libcudart.so.13)
+  # libtorch_cuda's own dependencies (cuBLAS, cuDNN, NCCL, ...) exist only on a GPU machine.
+  target_link_options(petname_torch INTERFACE "LINKER:--allow-shlib-undefined")
+  set(TORCH_CUDA_LIBRARIES ${_lib}/libtorch_cuda.so)
+endif()
+set(TORCH_LIBRARIES petname_torch)
+petname_detect_gloo()
+message(STATUS "petname: LibTorch from the wheel in ${PETNAME_TORCH_WHEEL}"
+               " (CUDA path ${PETNAME_TORCH_WHEEL_CUDA})")
