@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "trainer/model/device_forest.h"
 #include "trainer/model/prefix_forest.h"
 
 namespace petname::model {
@@ -48,6 +49,19 @@ class LstmStackImpl : public torch::nn::Module {
   // nodes[node_index[b][t]]. GEMMs run in `gemm_type` (kFloat or kBFloat16); parameters stay
   // fp32.
   StackOutput forward(const torch::Tensor& tokens, at::ScalarType gemm_type);
+
+  // The device-generic implementations (lstm_stack_device.cc): tensor ops only, on whatever
+  // device the parameters and inputs share, with no host sync (CUDA-graph capturable). Their
+  // activations and cell states are stored in `dtype` (kFloat or kBFloat16, autocast-like:
+  // element-wise math in fp32 on CUDA, results rounded to dtype); parameters stay fp32.
+  //
+  // forward_forest: the last layer's output [N, H] for every node of a device forest, level
+  // by level (per level: gather the parents' states, one recurrent GEMM, one LSTM cell; on
+  // CUDA the cell is LibTorch's fused kernel, elsewhere element-wise ops).
+  torch::Tensor forward_forest(const DeviceForest& forest, at::ScalarType dtype);
+  // forward_dense: at::lstm over one_hot(tokens) [B, T, vocab] (cuDNN on CUDA), output
+  // [B, T, H].
+  torch::Tensor forward_dense(const torch::Tensor& tokens, at::ScalarType dtype);
 
  private:
   struct Layer {

@@ -59,4 +59,38 @@ PrefixForest BuildPrefixForest(const int64_t* tokens, int64_t rows, int64_t step
   return f;
 }
 
+std::vector<int64_t> ForestLevelSizes(const uint8_t* tokens, const int64_t* index, int64_t count,
+                                      int64_t steps) {
+  std::vector<int64_t> sizes(static_cast<size_t>(std::max<int64_t>(steps, 0)), 0);
+  if (count <= 0 || steps <= 0) return sizes;
+  std::vector<uint64_t> keys(static_cast<size_t>(count));
+  for (int64_t k = 0; k < count; ++k) {
+    const uint8_t* row = tokens + (index != nullptr ? index[k] : k) * steps;
+    uint64_t key = 0;
+    for (int64_t t = 0; t < steps; ++t) key = key << kPrefixTokenBits | row[t];
+    keys[static_cast<size_t>(k)] = key;
+  }
+  // LSD radix sort, 11 bits a pass: sorted whole rows list every prefix in sorted order too.
+  constexpr int kDigitBits = 11;
+  const int64_t bits = steps * kPrefixTokenBits;
+  std::vector<uint64_t> buffer(keys.size());
+  for (int64_t shift = 0; shift < bits; shift += kDigitBits) {
+    std::vector<size_t> start((size_t{1} << kDigitBits) + 1, 0);
+    const uint64_t mask = (uint64_t{1} << kDigitBits) - 1;
+    for (uint64_t key : keys) ++start[((key >> shift) & mask) + 1];
+    for (size_t d = 1; d < start.size(); ++d) start[d] += start[d - 1];
+    for (uint64_t key : keys) buffer[start[(key >> shift) & mask]++] = key;
+    keys.swap(buffer);
+  }
+  for (int64_t t = 0; t < steps; ++t) {
+    const int64_t shift = (steps - 1 - t) * kPrefixTokenBits;
+    int64_t distinct = 1;
+    for (size_t k = 1; k < keys.size(); ++k) {
+      distinct += (keys[k] >> shift) != (keys[k - 1] >> shift);
+    }
+    sizes[static_cast<size_t>(t)] = distinct;
+  }
+  return sizes;
+}
+
 }  // namespace petname::model

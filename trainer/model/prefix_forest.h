@@ -37,4 +37,18 @@ struct PrefixForest {
 // steps of 0 give an empty forest (steps + 1 zero offsets).
 PrefixForest BuildPrefixForest(const int64_t* tokens, int64_t rows, int64_t steps);
 
+// The most steps ForestLevelSizes (and the device forest, device_forest.h) accept: a prefix is
+// packed into one integer at kPrefixTokenBits per token.
+constexpr int64_t kPrefixTokenBits = 5;
+constexpr int64_t kMaxPackedSteps = 11;
+
+// The level sizes of the forest of `count` rows, row k being the `steps` one-byte tokens at
+// tokens + index[k] * steps (index may be null: row k at tokens + k * steps): sizes[t] is the
+// number of distinct prefixes of length t + 1, i.e. level_offsets[t + 1] - level_offsets[t] of
+// BuildPrefixForest on the same rows. Tokens must be below 2^kPrefixTokenBits and steps at most
+// kMaxPackedSteps. Linear time (radix sort of packed prefixes), for planning a batch ahead of
+// the device that computes it.
+std::vector<int64_t> ForestLevelSizes(const uint8_t* tokens, const int64_t* index, int64_t count,
+                                      int64_t steps);
+
 }  // namespace petname::model

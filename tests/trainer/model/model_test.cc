@@ -41,7 +41,9 @@ void CopyParameters(const torch::nn::Module& from, torch::nn::Module* to) {
 
 // The model and the reference with identical weights; `seed` fixes the inputs drawn next.
 struct Pair {
-  explicit Pair(uint64_t seed) {
+  explicit Pair(uint64_t seed, LstmImpl impl = LstmImpl::kHostForest) {
+    options.impl = impl;
+    model = CharLstm(options);
     torch::manual_seed(seed);
     CopyParameters(*reference, model.get());
   }
@@ -126,6 +128,18 @@ TEST(ModelTest, IdenticalRowsMatchTorchLstm) {
   ExpectForwardAndGradientsMatch(pair, PaddedWindows(1).repeat({9, 1}));
 }
 
+// The device-generic implementations (the GPU's), run on the CPU, are the same function.
+TEST(ModelTest, DeviceForestAndDenseMatchTorchLstm) {
+  const torch::Tensor windows = PaddedWindows(64);
+  for (LstmImpl impl : {LstmImpl::kDeviceForest, LstmImpl::kCudnn}) {
+    SCOPED_TRACE(LstmImplName(impl));
+    Pair shared(16, impl);
+    ExpectForwardAndGradientsMatch(shared, windows);
+    Pair random(17, impl);
+    ExpectForwardAndGradientsMatch(random, Tokens(31));
+  }
+}
+
 TEST(ModelTest, SingleRowMatchesTorchLstm) {
   Pair pair(13);
   ExpectForwardAndGradientsMatch(pair, PaddedWindows(1));
@@ -181,19 +195,23 @@ TEST(ModelTest, CrossEntropyTrainingStepOnPaddedWindowsMatchesTorchLstm) {
 }
 
 TEST(ModelTest, Bf16StaysCloseToFp32AndReturnsFp32) {
-  torch::manual_seed(4);
-  ModelOptions options;
-  CharLstm fp32(options);
-  options.precision = Precision::kBf16;
-  CharLstm bf16(options);
-  CopyParameters(*fp32, bf16.get());
-  const torch::Tensor tokens = Tokens(options.vocab_size);
-  const torch::Tensor out = bf16->forward(tokens);
-  EXPECT_EQ(out.scalar_type(), torch::kFloat32);
-  EXPECT_LT((out - fp32->forward(tokens)).abs().max().item<float>(), 5e-2);
-  out.sum().backward();
-  for (const auto& p : bf16->parameters()) {
-    EXPECT_EQ(p.grad().scalar_type(), torch::kFloat32);
+  for (LstmImpl impl : {LstmImpl::kHostForest, LstmImpl::kDeviceForest, LstmImpl::kCudnn}) {
+    SCOPED_TRACE(LstmImplName(impl));
+    torch::manual_seed(4);
+    ModelOptions options;
+    options.impl = impl;
+    CharLstm fp32(options);
+    options.precision = Precision::kBf16;
+    CharLstm bf16(options);
+    CopyParameters(*fp32, bf16.get());
+    const torch::Tensor tokens = Tokens(options.vocab_size);
+    const torch::Tensor out = bf16->forward(tokens);
+    EXPECT_EQ(out.scalar_type(), torch::kFloat32);
+    EXPECT_LT((out - fp32->forward(tokens)).abs().max().item<float>(), 5e-2);
+    out.sum().backward();
+    for (const auto& p : bf16->parameters()) {
+      EXPECT_EQ(p.grad().scalar_type(), torch::kFloat32);
+    }
   }
 }
 
@@ -214,10 +232,15 @@ TEST(ModelTest, NoGradForwardWorks) {
 }
 
 TEST(ModelTest, RejectsBadTokens) {
-  CharLstm model(ModelOptions{});
-  EXPECT_THROW(model->forward(torch::zeros({kBatch, kSteps}, torch::kFloat32)), c10::Error);
-  EXPECT_THROW(model->forward(torch::zeros({kBatch}, torch::kInt64)), c10::Error);
-  EXPECT_THROW(model->forward(torch::full({kBatch, kSteps}, 31, torch::kInt64)), c10::Error);
+  for (LstmImpl impl : {LstmImpl::kHostForest, LstmImpl::kDeviceForest, LstmImpl::kCudnn}) {
+    ModelOptions options;
+    options.impl = impl;
+    CharLstm model(options);
+    EXPECT_THROW(model->forward(torch::zeros({kBatch, kSteps}, torch::kFloat32)), c10::Error);
+    EXPECT_THROW(model->forward(torch::zeros({kBatch}, torch::kInt64)), c10::Error);
+    EXPECT_THROW(model->forward(torch::full({kBatch, kSteps}, 31, torch::kInt64)), c10::Error);
+    EXPECT_THROW(model->forward(torch::full({kBatch, kSteps}, -1, torch::kInt64)), c10::Error);
+  }
 }
 
 TEST(ModelTest, SecondBackwardThroughTheSameGraphIsRefused) {

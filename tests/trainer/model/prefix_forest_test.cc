@@ -154,5 +154,37 @@ TEST(PrefixForestTest, NumberingIsDeterministicAndIndependentOfRowOrder) {
   EXPECT_LT(a.size(), 200 * 8 / 2);  // the sharing is real
 }
 
+TEST(ForestLevelSizesTest, EqualsTheForestsLevelsOnSharedAndIndexedRows) {
+  // Rows with heavy sharing over the whole 5-bit token range, read through an index that
+  // repeats and skips rows.
+  constexpr int64_t kSteps = 8;
+  std::vector<uint8_t> table;
+  uint32_t state = 777;
+  for (int r = 0; r < 500; ++r) {
+    state = state * 1664525u + 1013904223u;
+    const int len = 1 + static_cast<int>(state >> 29);
+    for (int t = 0; t < kSteps; ++t) {
+      state = state * 1664525u + 1013904223u;
+      table.push_back(t < kSteps - len ? 0 : static_cast<uint8_t>(state >> 27));
+    }
+  }
+  std::vector<int64_t> index;
+  for (int64_t k = 0; k < 700; ++k) index.push_back((k * 7) % 500);
+  std::vector<int64_t> flat;
+  for (int64_t r : index) {
+    for (int64_t t = 0; t < kSteps; ++t) flat.push_back(table[r * kSteps + t]);
+  }
+  const PrefixForest f = BuildPrefixForest(flat.data(), static_cast<int64_t>(index.size()), kSteps);
+  std::vector<int64_t> want;
+  for (int64_t t = 0; t < kSteps; ++t) want.push_back(f.level_offsets[t + 1] - f.level_offsets[t]);
+  EXPECT_EQ(
+      ForestLevelSizes(table.data(), index.data(), static_cast<int64_t>(index.size()), kSteps),
+      want);
+
+  const std::vector<uint8_t> small = {1, 2, 1, 3, 31, 0};
+  EXPECT_EQ(ForestLevelSizes(small.data(), nullptr, 3, 2), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(ForestLevelSizes(small.data(), nullptr, 0, 2), (std::vector<int64_t>{0, 0}));
+}
+
 }  // namespace
 }  // namespace petname::model
