@@ -14,6 +14,10 @@ namespace {
 
 std::string Join(const std::string& dir, const char* name) { return dir + "/" + name; }
 
+// Where the model's parameters live: checkpoint tensors are mapped there on load, so that a
+// checkpoint written on one device loads on any other.
+torch::Device DeviceOf(model::CharLstm& model) { return model->parameters().front().device(); }
+
 }  // namespace
 
 Status SaveCheckpoint(const std::string& root, const Manifest& manifest, int keep,
@@ -41,7 +45,7 @@ Status SaveCheckpoint(const std::string& root, const Manifest& manifest, int kee
 
 Status LoadModel(const std::string& dir, model::CharLstm& model) {
   try {
-    torch::load(model, Join(dir, "model.pt"));
+    torch::load(model, Join(dir, "model.pt"), DeviceOf(model));
   } catch (const c10::Error& e) {
     return Status::Corruption("cannot load " + Join(dir, "model.pt") + ": " +
                               e.what_without_backtrace());
@@ -53,7 +57,7 @@ Status LoadTrainingState(const std::string& dir, model::CharLstm& model,
                          torch::optim::Optimizer& optimizer) {
   PETNAME_RETURN_IF_ERROR(LoadModel(dir, model));
   try {
-    torch::load(optimizer, Join(dir, "optimizer.pt"));
+    torch::load(optimizer, Join(dir, "optimizer.pt"), DeviceOf(model));
     torch::Tensor rng;
     torch::load(rng, Join(dir, "rng.pt"));
     at::Generator gen = at::detail::getDefaultCPUGenerator();

@@ -36,6 +36,8 @@ struct TrainFlags {
   size_t max_names = 0;
   double validation_fraction = 0.05;
   std::string precision = "fp32";
+  std::string lstm_impl = "auto";
+  bool no_tf32 = false;
   std::string lr_schedule = "constant";
   std::string summary_json;
   int metrics_port = 0;  // 0: no /metrics
@@ -120,6 +122,16 @@ Status CheckTrainFlags(TrainFlags* f) {
   if (!model::ParsePrecision(f->precision, &f->options.precision)) {
     return Status::InvalidArgument("--precision must be fp32 or bf16");
   }
+  if (f->lstm_impl == "auto") {
+    f->options.impl =
+        o.device == "cuda" ? model::LstmImpl::kDeviceForest : model::LstmImpl::kHostForest;
+  } else if (!model::ParseLstmImpl(f->lstm_impl, &f->options.impl)) {
+    return Status::InvalidArgument("--lstm-impl must be auto, host-forest, device-forest or cudnn");
+  }
+  if (f->options.impl == model::LstmImpl::kHostForest && o.device != "cpu") {
+    return Status::InvalidArgument("--lstm-impl host-forest runs on the CPU only");
+  }
+  f->options.tf32 = !f->no_tf32;
   if (!train::ParseLrDecay(f->lr_schedule, &f->options.lr_decay)) {
     return Status::InvalidArgument("--lr-schedule must be constant or cosine");
   }
@@ -161,6 +173,7 @@ Status WriteSummary(const std::string& path, const train::TrainResult& r) {
 Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   PETNAME_RETURN_IF_ERROR(CheckTrainFlags(&f));
   if (f.dist.nproc > 1) {
+    PETNAME_RETURN_IF_ERROR(dist::CheckBackendBuilt(ChosenBackend(f.dist, f.options.device)));
     *exit_code = LaunchLocalRanks(f.dist, f.threads_given, argc, argv);
     return Status::Ok();
   }
@@ -265,9 +278,19 @@ int Main(int argc, char** argv) {
   train->add_option("--device", t.options.device, "cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
-  train->add_option("--precision", t.precision, "fp32 or bf16")
+  train
+      ->add_option("--precision", t.precision,
+                   "fp32 or bf16 (on CUDA, fp32 GEMMs use TF32 unless --no-tf32)")
       ->check(CLI::IsMember({"fp32", "bf16"}))
       ->capture_default_str();
+  train
+      ->add_option("--lstm-impl", t.lstm_impl,
+                   "auto (host-forest on cpu, device-forest on cuda), host-forest, device-forest "
+                   "or cudnn")
+      ->check(CLI::IsMember({"auto", "host-forest", "device-forest", "cudnn"}))
+      ->capture_default_str();
+  train->add_flag("--no-tf32", t.no_tf32,
+                  "CUDA: keep fp32 GEMMs and cuDNN in full fp32 (no TF32 tensor cores)");
   train->add_option("--max-names", t.max_names, "Keep only the first N usable names (0: all)");
   train
       ->add_option("--validation-fraction", t.validation_fraction,

@@ -76,7 +76,14 @@ void RunRecorder::LearningRate(double lr) {
 void RunRecorder::Step(const torch::Tensor& loss, int64_t samples, Clock::time_point step_start,
                        double allreduce_wait_seconds) {
   if (metrics_ == nullptr) return;
-  metrics_->OnStep(loss.item<double>(), samples, SecondsSince(step_start), allreduce_wait_seconds);
+  // Reading a device loss waits for the device: at most once a second (the gauge is scraped
+  // far less often), so the host keeps queueing steps ahead of the GPU.
+  const Clock::time_point now = Clock::now();
+  if (loss.is_cpu() || now - last_loss_read_ >= std::chrono::seconds(1)) {
+    last_loss_ = loss.item<double>();
+    last_loss_read_ = now;
+  }
+  metrics_->OnStep(last_loss_, samples, SecondsSince(step_start), allreduce_wait_seconds);
 }
 
 void RunRecorder::Checkpoint(double seconds) {

@@ -2,8 +2,9 @@
 // Prometheus metrics (when the CLI enabled them) and, when checkpoints are written, one
 // metrics.jsonl line per epoch in the checkpoint directory (read by `petname report`).
 //
-// Per-step work is the metrics update only (a host read of the step's loss, then atomics);
-// it is skipped entirely when metrics are disabled.
+// Per-step work is the metrics update only (a host read of the step's loss, at most once a
+// second when it lives on a GPU, then atomics); it is skipped entirely when metrics are
+// disabled.
 #pragma once
 
 #include <torch/torch.h>
@@ -54,6 +55,8 @@ class RunRecorder {
   int restarts_ = 0;
   int world_size_ = 1;
   double learning_rate_ = 0;  // the rate of the latest step
+  double last_loss_ = 0;      // the latest step loss read from the device
+  std::chrono::steady_clock::time_point last_loss_read_{};
   bool write_log_ = false;
 };
 

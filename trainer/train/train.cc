@@ -11,9 +11,10 @@
 #include "trainer/checkpoint/store.h"
 #include "trainer/data/sampler.h"
 #include "trainer/data/vocabulary.h"
-#include "trainer/dist/batch_split.h"
 #include "trainer/dist/sampler.h"
 #include "trainer/dist/stop_signal.h"
+#include "trainer/train/device_step.h"
+#include "trainer/train/host_step.h"
 #include "trainer/train/run_recorder.h"
 
 namespace petname::train {
@@ -41,34 +42,6 @@ torch::Tensor ShardTensor(const TrainOptions& o, int64_t epoch, int64_t count, i
       .clone();
 }
 
-// This rank's examples of step `b`. The step's global batch is every rank's b-th slice of its
-// shard; with several ranks it is divided by dist::RankRowsOfBatch (rows that share prefixes
-// together, equal work). `global_rows` receives the global batch's size.
-torch::Tensor RankBatch(const std::vector<torch::Tensor>& shards, int64_t b, const TrainOptions& o,
-                        const data::Examples& train, int window, int64_t* global_rows) {
-  std::vector<torch::Tensor> slices;
-  for (const torch::Tensor& shard : shards) {
-    slices.push_back(shard.slice(0, b * o.batch_size, (b + 1) * o.batch_size));
-  }
-  if (slices.size() == 1) {
-    *global_rows = slices[0].size(0);
-    return slices[0];
-  }
-  const torch::Tensor global = torch::cat(slices);
-  *global_rows = global.size(0);
-  const int64_t* rows = global.data_ptr<int64_t>();
-  const size_t w = static_cast<size_t>(window);
-  std::vector<uint8_t> tokens(static_cast<size_t>(*global_rows) * w);
-  for (int64_t k = 0; k < *global_rows; ++k) {
-    std::copy_n(train.inputs.begin() + static_cast<std::ptrdiff_t>(rows[k] * window), w,
-                tokens.begin() + static_cast<std::ptrdiff_t>(k * window));
-  }
-  std::vector<int64_t> mine =
-      dist::RankRowsOfBatch(tokens.data(), *global_rows, window, o.rank.world_size, o.rank.rank);
-  return global.index_select(
-      0, torch::from_blob(mine.data(), {static_cast<int64_t>(mine.size())}, torch::kInt64));
-}
-
 // Rows [begin, end) of `count` that rank `rank` of `world` validates on.
 std::pair<int64_t, int64_t> ValidationShard(int64_t count, const dist::RankConfig& r) {
   return {count * r.rank / r.world_size, count * (r.rank + 1) / r.world_size};
@@ -94,12 +67,6 @@ torch::Tensor ValidationSums(model::CharLstm& model, const torch::Tensor& x, con
   model->train();
   return torch::stack({loss_sum.cpu(), correct.cpu().to(torch::kFloat64),
                        torch::tensor(static_cast<double>(y.numel()), torch::kFloat64)});
-}
-
-void SetLearningRate(torch::optim::Adam& optimizer, double lr) {
-  for (torch::optim::OptimizerParamGroup& group : optimizer.param_groups()) {
-    static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
-  }
 }
 
 std::string ParameterChecksum(model::CharLstm& model) {
@@ -157,16 +124,42 @@ Status Resume(const TrainOptions& o, const checkpoint::Manifest& want, model::Ch
   return Status::Ok();
 }
 
+// The training device, or why it cannot be used.
+Status ChooseDevice(const TrainOptions& o, torch::Device* out) {
+  if (o.device != "cuda") {
+    *out = torch::Device(torch::kCPU);
+    return Status::Ok();
+  }
+  if (!torch::cuda::is_available()) {
+#ifdef PETNAME_WITH_CUDA
+    return Status::FailedPrecondition("--device cuda: no CUDA GPU is visible to this process");
+#else
+    return Status::FailedPrecondition("--device cuda: this build has no CUDA (CPU-only LibTorch)");
+#endif
+  }
+  const auto gpus = static_cast<int>(torch::cuda::device_count());
+  if (o.rank.local_rank >= gpus) {
+    return Status::FailedPrecondition(
+        "--device cuda: local rank " + std::to_string(o.rank.local_rank) + " needs GPU " +
+        std::to_string(o.rank.local_rank) + " but " + std::to_string(gpus) + " are visible");
+  }
+  *out = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(o.rank.local_rank));
+  at::globalContext().setAllowTF32CuBLAS(o.tf32);
+  at::globalContext().setAllowTF32CuDNN(o.tf32);
+  return Status::Ok();
+}
+
 Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* reporter,
                    metrics::TrainingMetrics* metrics, TrainResult* result) {
   const Clock::time_point start = Clock::now();
   RunRecorder recorder(o, metrics);
   ConfigureThreads(o.threads);
-  const torch::Device device = o.device == "cuda" ? torch::Device(torch::kCUDA, o.rank.local_rank)
-                                                  : torch::Device(torch::kCPU);
-  if (device.is_cuda() && !torch::cuda::is_available()) {
-    return Status::FailedPrecondition("--device cuda: CUDA is not available in this build");
+  torch::Device device(torch::kCPU);
+  PETNAME_RETURN_IF_ERROR(ChooseDevice(o, &device));
+  if (o.impl == model::LstmImpl::kHostForest && !device.is_cpu()) {
+    return Status::InvalidArgument("--lstm-impl host-forest runs on the CPU only");
   }
+  const c10::DeviceGuard device_guard(device);
   const bool lead = o.rank.rank == 0;
   const int64_t world = o.rank.world_size;
   std::unique_ptr<dist::Communicator> comm;
@@ -177,6 +170,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
   model::ModelOptions model_options;
   model_options.vocab_size = data::kVocabularySize;
   model_options.precision = o.precision;
+  model_options.impl = o.impl;
   model::CharLstm model(model_options);
   model->to(device);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(o.learning_rate));
@@ -191,7 +185,6 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     manifest.metrics = have.metrics;
   }
   PETNAME_RETURN_IF_ERROR(comm->BroadcastFromRank0(model->parameters()));
-  dist::GradSync grad_sync(comm.get(), model->parameters(), o.grad_sync);
   if (lead && !o.checkpoint_dir.empty()) {
     checkpoint::CheckpointWriter probe;  // fail now, not after an epoch, if DIR is unwritable
     PETNAME_RETURN_IF_ERROR(checkpoint::CheckpointWriter::Begin(o.checkpoint_dir, 0, &probe));
@@ -205,11 +198,29 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
   const torch::Tensor train_y = ToTensor(data.train.targets, data.train.count, window).to(device);
   const auto [val_begin, val_end] =
       ValidationShard(static_cast<int64_t>(data.validation.count), o.rank);
-  const torch::Tensor val_x =
-      ToTensor(data.validation.inputs, data.validation.count, window).slice(0, val_begin, val_end);
-  const torch::Tensor val_y =
-      ToTensor(data.validation.targets, data.validation.count, window).slice(0, val_begin, val_end);
+  const torch::Tensor val_x = ToTensor(data.validation.inputs, data.validation.count, window)
+                                  .slice(0, val_begin, val_end)
+                                  .to(device);
+  const torch::Tensor val_y = ToTensor(data.validation.targets, data.validation.count, window)
+                                  .slice(0, val_begin, val_end)
+                                  .to(device);
   const int64_t n = train_x.size(0);
+  StepContext context;
+  context.model = model;
+  context.optimizer = &optimizer;
+  context.comm = comm.get();
+  context.train = &data.train;
+  context.train_x = train_x;
+  context.train_y = train_y;
+  context.batch_size = o.batch_size;
+  context.rank = o.rank;
+  context.planning_shard = ShardTensor(o, 1, n, 0, o.rank.rank);
+  std::unique_ptr<TrainStep> step;
+  if (o.impl == model::LstmImpl::kHostForest) {
+    step = std::make_unique<HostStep>(context, o.grad_sync);
+  } else {
+    step = std::make_unique<DeviceStep>(context);
+  }
   LrSchedule schedule;
   schedule.base = o.learning_rate;
   schedule.warmup_steps = o.warmup_steps;
@@ -229,39 +240,26 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     int64_t rank_examples = 0;
     torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions(torch::kFloat64).device(device));
     const Clock::time_point epoch_start = Clock::now();
+    step->BeginEpoch(shards);
     for (int64_t b = 0; b < batches; ++b) {
       const Clock::time_point step_start = Clock::now();
-      int64_t global_rows = 0;
-      const torch::Tensor index =
-          RankBatch(shards, b, o, data.train, window, &global_rows).to(device);
-      const torch::Tensor x = train_x.index_select(0, index);
-      const torch::Tensor y = train_y.index_select(0, index);
-
-      optimizer.zero_grad();
-      grad_sync.BeginStep(dist::StopRequested());
-      const torch::Tensor logits = model->forward(x);
-      const torch::Tensor loss = torch::nn::functional::cross_entropy(
-          logits.reshape({-1, data::kVocabularySize}), y.reshape({-1}));
-      const double scale = dist::RankLossScale(index.size(0), global_rows, world);
-      (scale == 1.0 ? loss : loss * scale).backward();
-      bool stop = false;  // any rank got SIGTERM; all ranks see the same answer
-      PETNAME_RETURN_IF_ERROR(grad_sync.FinishStep(&stop));
       const double lr = LearningRateAt(schedule, manifest.step);
-      SetLearningRate(optimizer, lr);
       recorder.LearningRate(lr);
-      optimizer.step();
-      recorder.Step(loss, index.size(0), step_start, grad_sync.last_wait_seconds());
+      StepResult r;
+      PETNAME_RETURN_IF_ERROR(step->Run(b, lr, dist::StopRequested(), &r));
+      recorder.Step(r.loss, r.rows, step_start, r.wait_seconds);
 
-      result->comm_wait_seconds += grad_sync.last_wait_seconds();
-      loss_sum += loss.detach() * index.size(0);
-      rank_examples += index.size(0);
+      result->comm_wait_seconds += r.wait_seconds;
+      loss_sum += r.loss * r.rows;
+      rank_examples += r.rows;
       ++manifest.step;
       manifest.epoch_examples = start_at + std::min(shard, (b + 1) * o.batch_size) * world;
       reporter->Progress(epoch, b + 1, batches, (b + 1) * o.batch_size * world,
                          SecondsSince(epoch_start));
-      if (stop) {
+      if (r.stop) {
         reporter->Note("stopping on SIGTERM after step " + std::to_string(manifest.step));
         if (lead && !o.checkpoint_dir.empty()) {
+          step->SyncOptimizer();
           PETNAME_RETURN_IF_ERROR(checkpoint::SaveCheckpoint(
               o.checkpoint_dir, manifest, o.keep, model, optimizer, data.training_names));
         }
@@ -271,15 +269,16 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
       }
     }
     manifest.epoch_examples = 0;
+    // The epoch's one host sync: the device has finished its steps when the sum arrives.
+    const double rank_loss_sum = loss_sum.item<double>();
     const double epoch_seconds = SecondsSince(epoch_start);
     train_seconds += epoch_seconds;
     trained_samples += shard * world;
 
     // [val loss sum, correct, positions, train loss sum, train examples], summed over ranks.
-    torch::Tensor sums =
-        torch::cat({ValidationSums(model, val_x.to(device), val_y.to(device), o.batch_size),
-                    torch::stack({loss_sum.cpu(), torch::tensor(static_cast<double>(rank_examples),
-                                                                torch::kFloat64)})});
+    torch::Tensor sums = torch::cat(
+        {ValidationSums(model, val_x, val_y, o.batch_size),
+         torch::tensor({rank_loss_sum, static_cast<double>(rank_examples)}, torch::kFloat64)});
     sums = sums.to(device);
     PETNAME_RETURN_IF_ERROR(comm->AllreduceSum(sums));
     sums = sums.cpu();
@@ -292,6 +291,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     if (lead && !o.checkpoint_dir.empty() &&
         (epoch % o.checkpoint_every == 0 || epoch == o.epochs)) {
       const Clock::time_point save_start = Clock::now();
+      step->SyncOptimizer();
       PETNAME_RETURN_IF_ERROR(checkpoint::SaveCheckpoint(o.checkpoint_dir, manifest, o.keep, model,
                                                          optimizer, data.training_names));
       recorder.Checkpoint(SecondsSince(save_start));
@@ -306,6 +306,8 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     result->val_loss_trace.push_back(manifest.metrics.val_loss);
   }
 
+  const std::string summary = step->Summary();
+  if (!summary.empty()) reporter->Note(summary);
   result->epochs = manifest.epoch;
   result->steps = manifest.step;
   result->train_loss = manifest.metrics.train_loss;

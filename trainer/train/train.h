@@ -6,16 +6,18 @@
 // thread count on CPU give the same loss trace, and resuming after epoch k gives the same
 // parameters as not stopping.
 //
-// The whole encoded dataset lives in tensors; a batch is an index_select through the
-// epoch's permutation. The only host sync per epoch is reading the summed training loss.
+// The whole encoded dataset lives in tensors on the training device; a batch is an
+// index_select through the epoch's permutation, and a step (step.h) is HostStep for the host
+// prefix forest or DeviceStep for the device-generic implementations (whole step on the
+// device, CUDA graphs on CUDA). The only host sync per epoch is reading the summed training
+// loss (and, with several ranks, each step's stop vote).
 //
 // Data parallelism (trainer/dist): every rank runs Train with its RankConfig. Rank 0's
-// parameters are broadcast before the first step. Step b's global batch is the union of the
-// ranks' b-th slices of their shards of the epoch's permutation (batch_size examples per rank);
-// dist::RankRowsOfBatch divides it among the ranks so that rows sharing prefixes train
-// together and the work is even, each rank's loss weighted by its share of the rows;
-// gradients are averaged by GradSync during backward; training loss and validation (on shards) are
-// all-reduced, so every rank computes the same numbers. Only rank 0 writes checkpoints and reports.
+// parameters are broadcast before the first step. Each rank trains batch_size examples of its
+// shard of the epoch's permutation per step (HostStep regroups the step's global batch by
+// shared prefixes); gradients are averaged across ranks; training loss and validation (on
+// shards) are all-reduced, so every rank computes the same numbers. Only rank 0 writes
+// checkpoints and reports.
 // SIGTERM stops all ranks at the same step: rank 0 checkpoints (mid-epoch position
 // included) and Train returns OK with `preempted` set. World size 1 is the plain loop.
 #pragma once
@@ -44,8 +46,10 @@ struct TrainOptions {
   LrDecay lr_decay = LrDecay::kConstant;
   uint64_t seed = 42;
   int threads = 1;             // intra-op threads
-  std::string device = "cpu";  // "cpu" or "cuda"
+  std::string device = "cpu";  // "cpu" or "cuda" (cuda:LOCAL_RANK)
   model::Precision precision = model::Precision::kFp32;
+  model::LstmImpl impl = model::LstmImpl::kHostForest;  // host-forest runs on the CPU only
+  bool tf32 = true;              // CUDA: fp32 GEMMs and cuDNN may use TF32 tensor cores
   std::string checkpoint_dir;    // empty: no checkpoints
   int64_t checkpoint_every = 1;  // epochs; the final epoch is always saved
   int keep = 3;

@@ -89,6 +89,8 @@ TEST(BadInputTest, NumbersAndFlags) {
       {{"--epochs", "many"}, "--epochs"},
       {{"--no-such-flag"}, "--no-such-flag"},
       {{"--device", "tpu"}, "tpu"},
+      {{"--lstm-impl", "gru"}, "gru"},
+      {{"--device", "cuda", "--lstm-impl", "host-forest"}, "host-forest runs on the CPU only"},
       {{"--resume"}, "--checkpoint-dir"},
   };
   for (const auto& [extra, needle] : cases) {
@@ -99,6 +101,18 @@ TEST(BadInputTest, NumbersAndFlags) {
   }
   ExpectOneLineError(RunPetname({"fly"}), 2, "subcommand");
   ExpectOneLineError(RunPetname({}), 2, "subcommand");
+}
+
+// This machine has no GPU (CI never has one): --device cuda is a runtime error naming why,
+// whether the build lacks CUDA or the machine lacks a GPU.
+TEST(BadInputTest, CudaWithoutAGpu) {
+  std::vector<std::string> args = TrainOn(PETNAME_TEST_DATA);
+  args.insert(args.end(), {"--max-names", "50", "--device", "cuda"});
+  const RunResult r = RunPetname(args);
+  ExpectOneLineError(r, 1, "--device cuda: ", /*only_line=*/false);
+  EXPECT_TRUE(r.err.find("no CUDA GPU is visible") != std::string::npos ||
+              r.err.find("this build has no CUDA") != std::string::npos)
+      << r.err;
 }
 
 TEST(BadInputTest, GenerateNumbers) {

@@ -89,6 +89,48 @@ nlohmann::json ExpectResumeEqualsUninterrupted(const std::vector<std::string>& e
 
 TEST(TrainTest, ResumeEqualsUninterrupted) { ExpectResumeEqualsUninterrupted({}); }
 
+// The device-generic step (the GPU's, run here on the CPU) resumes exactly too: its Adam state
+// goes through the same checkpoint files and its shapes do not depend on where it resumed.
+TEST(TrainTest, DeviceForestResumeEqualsUninterrupted) {
+  ExpectResumeEqualsUninterrupted({"--lstm-impl", "device-forest"});
+}
+
+// The three LSTM implementations compute the same function and the two optimizers the same
+// update: the loss traces agree to float rounding.
+TEST(TrainTest, DeviceImplementationsTrainLikeTheHostForest) {
+  TempDir dir;
+  std::vector<nlohmann::json> runs;
+  for (const char* impl : {"host-forest", "device-forest", "cudnn"}) {
+    std::vector<std::string> args = SmallTrainArgs(2, "");
+    args.insert(args.end(), {"--lstm-impl", impl});
+    runs.push_back(TrainWithSummary(args, dir, std::string(impl) + ".json"));
+  }
+  for (size_t k = 1; k < runs.size(); ++k) {
+    for (const char* trace : {"train_loss_trace", "val_loss_trace"}) {
+      for (size_t e = 0; e < 2; ++e) {
+        const double want = runs[0][trace][e].get<double>();
+        EXPECT_NEAR(runs[k][trace][e].get<double>(), want, 1e-4 * want) << k << trace << e;
+      }
+    }
+  }
+}
+
+// A checkpoint is the same whichever implementation wrote it: the device forest's first epoch
+// continues on the host forest as if the host forest had trained it.
+TEST(TrainTest, CheckpointsMoveBetweenImplementations) {
+  TempDir dir;
+  nlohmann::json host = TrainWithSummary(SmallTrainArgs(2, dir.Join("h")), dir, "h.json");
+  std::vector<std::string> first = SmallTrainArgs(1, dir.Join("d"));
+  first.insert(first.end(), {"--lstm-impl", "device-forest"});
+  TrainWithSummary(first, dir, "d1.json");
+  std::vector<std::string> second = SmallTrainArgs(2, dir.Join("d"));
+  second.push_back("--resume");
+  nlohmann::json resumed = TrainWithSummary(second, dir, "d2.json");
+  EXPECT_EQ(resumed["steps"], host["steps"]);
+  EXPECT_NEAR(resumed["val_loss"].get<double>(), host["val_loss"].get<double>(),
+              1e-4 * host["val_loss"].get<double>());
+}
+
 // The warm-up is a function of the optimizer step, so it continues across a resume; 15 steps
 // span the first epoch's ~9 steps. It must also change the trajectory, i.e. take effect.
 TEST(TrainTest, WarmupChangesTrainingAndSurvivesResume) {
