@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """The original PyTorch recipe for the pet-name LSTM, kept as the performance baseline.
 
-Run with Debian's python3-torch (1.13): /usr/bin/python3 bench/recipe.py --data CSV.
+Run with Debian's python3-torch (1.13): /usr/bin/python3 bench/recipe.py --data CSV; on a GPU
+machine with PyTorch 2.x: python3 bench/recipe.py --data CSV --device cuda (the DataLoader
+stays on the host and each batch is copied to the GPU, as the recipe does).
 It follows the recipe as issue 2 describes it: the examples live in tensors inside a
 Dataset whose __getitem__ reads through a permutation, a DataLoader(batch_size,
 shuffle=True) collates them example by example, inputs are one-hot, the model is
@@ -109,11 +111,16 @@ def main():
     p.add_argument("--window", type=int, default=8)
     p.add_argument("--validation-fraction", type=float, default=0.05)
     p.add_argument("--max-names", type=int, default=0, help="keep only the first N names (smoke runs)")
+    p.add_argument("--device", default="cpu", help="cpu or cuda")
     args = p.parse_args()
     if args.epochs < 1 or args.batch_size < 1 or args.threads < 1:
         print("recipe.py: --epochs, --batch-size and --threads must be positive", file=sys.stderr)
         return 2
 
+    if args.device not in ("cpu", "cuda") or (args.device == "cuda" and not torch.cuda.is_available()):
+        print(f"recipe.py: --device {args.device} is not available", file=sys.stderr)
+        return 2
+    device = torch.device(args.device)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     try:
@@ -132,7 +139,8 @@ def main():
     print(f"names {len(names)} train_examples {len(train)} validation_examples {len(val_y)} "
           f"threads {torch.get_num_threads()}", flush=True)
 
-    model = Model(len(VOCABULARY), 128, 4)
+    model = Model(len(VOCABULARY), 128, 4).to(device)
+    val_x, val_y = val_x.to(device), val_y.to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = nn.CrossEntropyLoss()
     loader = torch.utils.data.DataLoader(train, batch_size=args.batch_size, shuffle=True,
@@ -141,10 +149,13 @@ def main():
         model.train()
         start = time.perf_counter()
         for x, y in loader:
+            x, y = x.to(device), y.to(device)
             optimizer.zero_grad()
             loss = loss_fn(model(x).transpose(1, 2), y)
             loss.backward()
             optimizer.step()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
         train_s = time.perf_counter() - start
         model.eval()
         total, count = 0.0, 0

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Run on a Debian 12 machine with network access, before building on a GPU machine that has
+# none (docs/gpu.md): puts into .gpu-kit/ (ignored by git) the Debian packages the trainer
+# needs beyond the PyTorch wheel (prometheus-cpp, civetweb, nlohmann-json, CLI11, GoogleTest and
+# what their CMake configurations look for), and into data/ the Seattle table.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+packages=(prometheus-cpp-dev libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0
+  libprometheus-cpp-push1.0 libcivetweb1 libcivetweb-dev nlohmann-json3-dev libcli11-dev
+  libgtest-dev libgmock-dev zlib1g-dev libcurl4-openssl-dev libcurl4)
+mkdir -p .gpu-kit/debs
+(cd .gpu-kit/debs && apt-get -qq download "${packages[@]}" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
+for p in "${packages[@]}"; do
+  compgen -G ".gpu-kit/debs/${p}_*.deb" >/dev/null || { echo "prepare: $p was not downloaded" >&2; exit 1; }
+done
+bash scripts/get-data
+# The Python reference benchmark of the GPU step designs, when this checkout has it beside it.
+if [[ -f ../shared/gpu/forest_bench.py ]]; then cp ../shared/gpu/forest_bench.py .gpu-kit/; fi
+echo "prepare: .gpu-kit/debs ($(ls .gpu-kit/debs | wc -l) packages) and data/ ready; carry both to the GPU machine" >&2
