@@ -33,6 +33,23 @@ DeviceStep::DeviceStep(const StepContext& context)
   const double world = c_.rank.world_size;
   update_ = std::make_unique<GraphedCall>(
       grad_.device(), [this, world] { adam_.Update(world > 1 ? grad_body_ / world : grad_body_); });
+  if (grad_.is_cuda()) WarmUp();
+}
+
+void DeviceStep::WarmUp() {
+  const auto start = std::chrono::steady_clock::now();
+  const torch::Tensor& plan = c_.planning_shard;
+  const int64_t n = plan.size(0);
+  for (const int64_t rows : {std::min(c_.batch_size, n), n % c_.batch_size}) {
+    if (rows == 0) continue;
+    Shape& shape = ShapeFor(rows);
+    if (shape.call->captured()) continue;
+    shape.ids.copy_(plan.narrow(0, 0, rows));
+    shape.call->Run();  // eagerly: CUDA libraries and kernels load
+    shape.call->Run();  // captured, then replayed
+  }
+  warm_up_seconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 DeviceStep::~DeviceStep() = default;
@@ -68,14 +85,15 @@ DeviceStep::Shape& DeviceStep::ShapeFor(int64_t rows) {
   auto found = shapes_.find(rows);
   if (found != shapes_.end()) return found->second;
   Shape& shape = shapes_[rows];
-  shape.ids = torch::zeros({rows}, shard_.options());
+  const torch::Device device = c_.train_x.device();
+  shape.ids = torch::zeros({rows}, torch::TensorOptions(torch::kInt64).device(device));
   if (forest_) {
     std::vector<int64_t> capacity = full_capacity_;
     for (int64_t& c : capacity) c = std::min(c, rows);
-    shape.layout = model::MakeForestLayout(capacity, shard_.device());
+    shape.layout = model::MakeForestLayout(capacity, device);
   }
   shape.call = std::make_unique<GraphedCall>(
-      shard_.device(), [this, &shape] { shape.loss = ForwardBackward(shape.ids, shape.layout); });
+      device, [this, &shape] { shape.loss = ForwardBackward(shape.ids, shape.layout); });
   return shape;
 }
 
@@ -116,6 +134,10 @@ std::string DeviceStep::Summary() const {
   if (!grad_.is_cuda() && eager_steps_ == 0) return "";
   std::string line = "device step: " + std::to_string(graphed_steps_) + " steps " +
                      (grad_.is_cuda() ? "in CUDA graphs" : "with fixed shapes");
+  if (grad_.is_cuda()) {
+    line +=
+        " (captured before training in " + std::to_string(warm_up_seconds_).substr(0, 4) + " s)";
+  }
   if (forest_) {
     line += ", " + std::to_string(eager_steps_) +
             " eager (forest larger than the graph's capacities); capacities per level";

@@ -14,6 +14,10 @@
 // the device works on the previous step); a batch that would not fit runs eagerly with exact
 // sizes instead, so results never depend on the padding.
 //
+// On CUDA the forward/backward graphs of the run's batch sizes are captured before training
+// (on the planning shard's first rows; start-up, reported by Summary()), so the first epoch
+// already replays them.
+//
 // With several ranks each trains its own slice of its shard (equal rows, so the mean of the
 // ranks' gradients is the gradient of the global batch) and the stop vote travels as one more
 // element of the all-reduced buffer; reading it back is the step's only host sync, and only
@@ -55,6 +59,7 @@ class DeviceStep : public TrainStep {
   // Forward and backward over the ids in `ids`: returns the loss, writes the flat gradient.
   torch::Tensor ForwardBackward(const torch::Tensor& ids, const model::ForestLayout& layout);
   Shape& ShapeFor(int64_t rows);
+  void WarmUp();
   std::vector<int64_t> LevelSizes(const torch::Tensor& shard, int64_t begin, int64_t rows) const;
 
   StepContext c_;
@@ -68,6 +73,7 @@ class DeviceStep : public TrainStep {
   std::vector<int64_t> full_capacity_;  // from the planning shard's full batches
   torch::Tensor shard_host_, shard_;
   int64_t graphed_steps_ = 0, eager_steps_ = 0;
+  double warm_up_seconds_ = 0;
 };
 
 }  // namespace petname::train

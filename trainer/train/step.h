@@ -24,7 +24,7 @@ namespace petname::train {
 
 // What a step works on. Everything referenced must outlive the step.
 struct StepContext {
-  model::CharLstm model;                    // parameters on the training device
+  model::CharLstm model{nullptr};           // parameters on the training device
   torch::optim::Adam* optimizer = nullptr;  // the state checkpoints save and load
   dist::Communicator* comm = nullptr;
   const data::Examples* train = nullptr;  // host copy of the training examples
