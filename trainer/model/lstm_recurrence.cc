@@ -158,6 +158,9 @@ class Recurrence : public torch::autograd::Function<Recurrence> {
 
 torch::Tensor LstmRecurrence(torch::Tensor xproj, const torch::Tensor& w_hh,
                              const PrefixForest& forest, at::ScalarType gemm_type) {
+  TORCH_CHECK(xproj.is_cpu() && w_hh.is_cpu(),
+              "LstmRecurrence: the host recurrence runs on CPU tensors only (got ", xproj.device(),
+              "); use the device forest or cuDNN there");
   TORCH_CHECK(xproj.dim() == 2 && xproj.scalar_type() == torch::kFloat32 && xproj.is_contiguous(),
               "LstmRecurrence: xproj must be a contiguous fp32 [N, 4H] tensor");
   TORCH_CHECK(xproj.size(0) == forest.size(), "LstmRecurrence: xproj must have a row per node");

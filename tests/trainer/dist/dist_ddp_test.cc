@@ -86,7 +86,11 @@ TEST_F(DistDdpTest, RanksTimesBatchEqualsOneRankWithTheGlobalBatch) {
     for (int r = 1; r < world; ++r) {
       EXPECT_EQ(Params(sub, r), rank0) << "rank " << r << " differs bitwise from rank 0";
     }
-    EXPECT_LT(MaxAbsDiff(rank0, reference), 1e-5) << "world " << world;
+    // The all-reduce sums the ranks' gradients in another order than one rank does, and Adam
+    // divides by sqrt(v): a parameter whose gradient is near zero can move by a visible fraction
+    // of the step from rounding alone (1.4e-5 measured on an AMD EPYC). 1e-4 is 1% of one step
+    // (lr 1e-2); a rank training on the wrong examples moves parameters by whole steps.
+    EXPECT_LT(MaxAbsDiff(rank0, reference), 1e-4) << "world " << world;
   }
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "trainer/data/dataset.h"
+#include "trainer/model/lstm_recurrence.h"
 #include "trainer/model/plain_lstm.h"
 
 namespace petname::model {
@@ -241,6 +242,21 @@ TEST(ModelTest, RejectsBadTokens) {
     EXPECT_THROW(model->forward(torch::full({kBatch, kSteps}, 31, torch::kInt64)), c10::Error);
     EXPECT_THROW(model->forward(torch::full({kBatch, kSteps}, -1, torch::kInt64)), c10::Error);
   }
+}
+
+// A device other than the CPU (the meta device stands in for a GPU here) gets an error from the
+// host-only kernels, never a host loop over device memory.
+TEST(ModelTest, HostOnlyKernelsRefuseDeviceTensors) {
+  CharLstm model(ModelOptions{});
+  EXPECT_THROW(model->forward(torch::zeros({kBatch, kSteps}, torch::dtype(torch::kInt64).device(
+                                                                 torch::kMeta))),
+               c10::Error);
+  const torch::Tensor tokens = Tokens(31);
+  const PrefixForest forest = BuildPrefixForest(tokens.data_ptr<int64_t>(), kBatch, kSteps);
+  const torch::Tensor w_hh = torch::zeros({4 * 8, 8});
+  EXPECT_THROW(LstmRecurrence(torch::zeros({forest.size(), 4 * 8}, torch::kMeta), w_hh, forest,
+                              torch::kFloat32),
+               c10::Error);
 }
 
 TEST(ModelTest, SecondBackwardThroughTheSameGraphIsRefused) {
