@@ -248,8 +248,8 @@ TEST(ModelTest, RejectsBadTokens) {
 // host-only kernels, never a host loop over device memory.
 TEST(ModelTest, HostOnlyKernelsRefuseDeviceTensors) {
   CharLstm model(ModelOptions{});
-  EXPECT_THROW(model->forward(torch::zeros({kBatch, kSteps}, torch::dtype(torch::kInt64).device(
-                                                                 torch::kMeta))),
+  EXPECT_THROW(model->forward(torch::zeros({kBatch, kSteps},
+                                           torch::dtype(torch::kInt64).device(torch::kMeta))),
                c10::Error);
   const torch::Tensor tokens = Tokens(31);
   const PrefixForest forest = BuildPrefixForest(tokens.data_ptr<int64_t>(), kBatch, kSteps);
