@@ -70,7 +70,7 @@ echo "|---|---|---|"
 for cfg in default one cores; do
   m=$(median "${results[$cfg]}")
   label=$cfg
-  [[ $cfg == default ]] && label="default (${chosen#threads: } threads)"
+  [[ $cfg == default ]] && label="default (chose ${chosen#threads: })"
   [[ $cfg == one ]] && label="--threads 1"
   [[ $cfg == cores ]] && label="--threads $(nproc) (the old default)"
   awk -v l="$label" -v m="$m" -v b="$base" 'BEGIN { printf "| %s | %.0f | %.2fx |\n", l, m, m / b }'
