@@ -11,7 +11,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <thread>
 
 #include "common/file_util.h"
 #include "common/metrics/process_collector.h"
@@ -20,6 +19,7 @@
 #include "trainer/data/names.h"
 #include "trainer/dist/stop_signal.h"
 #include "trainer/generate/generate.h"
+#include "trainer/launch/cpu_budget.h"
 #include "trainer/metrics/metrics_server.h"
 #include "trainer/metrics/training_metrics.h"
 #include "trainer/report/loss_report.h"
@@ -106,7 +106,7 @@ Status CheckTrainFlags(TrainFlags* f) {
   PETNAME_RETURN_IF_ERROR(Positive("--epochs", static_cast<double>(o.epochs)));
   PETNAME_RETURN_IF_ERROR(Positive("--batch-size", static_cast<double>(o.batch_size)));
   PETNAME_RETURN_IF_ERROR(Positive("--lr", o.learning_rate));
-  PETNAME_RETURN_IF_ERROR(Positive("--threads", o.threads));
+  if (f->threads_given) PETNAME_RETURN_IF_ERROR(Positive("--threads", o.threads));
   PETNAME_RETURN_IF_ERROR(
       Positive("--checkpoint-every-epochs", static_cast<double>(o.checkpoint_every)));
   PETNAME_RETURN_IF_ERROR(Positive("--keep", o.keep));
@@ -174,10 +174,13 @@ Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   PETNAME_RETURN_IF_ERROR(CheckTrainFlags(&f));
   if (f.dist.nproc > 1) {
     PETNAME_RETURN_IF_ERROR(dist::CheckBackendBuilt(ChosenBackend(f.dist, f.options.device)));
-    *exit_code = LaunchLocalRanks(f.dist, f.threads_given, argc, argv);
-    return Status::Ok();
+    return LaunchLocalRanks(f.dist, f.options.threads, argc, argv, exit_code);
   }
   PETNAME_RETURN_IF_ERROR(ApplyDistFlags(f.dist, &f.options));
+  launch::ThreadChoice threads;
+  PETNAME_RETURN_IF_ERROR(launch::ChooseThreads(f.options.threads, std::getenv("OMP_NUM_THREADS"),
+                                                launch::ReadCpuBudget(), 1, &threads));
+  f.options.threads = threads.threads;
   const bool lead = f.options.rank.rank == 0;
   std::unique_ptr<metrics::TrainingMetrics> metrics;
   std::unique_ptr<metrics::MetricsServer> metrics_server;
@@ -187,6 +190,7 @@ Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   PETNAME_RETURN_IF_ERROR(data::LoadNames({f.data, f.column, f.max_names}, &names));
   data::Dataset dataset = data::BuildDataset(names.names, {8, f.validation_fraction});
   reporter.Note(DataSummary(names, dataset));
+  reporter.Note("threads: " + std::to_string(threads.threads) + " intra-op (" + threads.why + ")");
   if (dataset.train.count == 0) {
     return Status::InvalidArgument("no training examples left after the validation split");
   }
@@ -250,7 +254,7 @@ int Main(int argc, char** argv) {
 
   TrainFlags t;
   t.data = DefaultDataPath();
-  t.options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  t.options.threads = 0;  // until given: chosen from the CPU budget (launch/cpu_budget.h)
   CLI::App* train = app.add_subcommand("train", "Train the model (see the README).");
   train->add_option("--data", t.data,
                     "Seattle pet licence CSV or one name per line; default $PETNAME_DATA, else " +
@@ -274,7 +278,10 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
   train->add_option("--seed", t.options.seed, "Seed for initialisation and data order")
       ->capture_default_str();
-  train->add_option("--threads", t.options.threads, "Intra-op threads (default: number of cores)");
+  train->add_option(
+      "--threads", t.options.threads,
+      "Intra-op threads (default: $OMP_NUM_THREADS, else the CPUs this process may "
+      "use: affinity mask capped by the cgroup CPU quota, shared among --nproc ranks)");
   train->add_option("--device", t.options.device, "cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();

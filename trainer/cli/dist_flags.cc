@@ -2,9 +2,11 @@
 
 #include <chrono>
 #include <cmath>
-#include <thread>
+#include <cstdio>
+#include <cstdlib>
 
 #include "trainer/dist/communicator.h"
+#include "trainer/launch/cpu_budget.h"
 #include "trainer/launch/launcher.h"
 
 namespace petname::cli {
@@ -17,7 +19,13 @@ std::chrono::milliseconds Millis(double seconds) {
 }  // namespace
 
 void AddDistFlags(CLI::App* train, DistFlags* f) {
-  train->add_option("--nproc", f->nproc, "Run N data-parallel ranks on this machine");
+  train->add_option("--nproc", f->nproc,
+                    "Run N data-parallel ranks on this machine (torchrun's --nproc-per-node)");
+  train->add_option("--nnodes", f->nnodes,
+                    "With --nproc: machines (pods) of N ranks in the job (env PET_NNODES; "
+                    "needs MASTER_ADDR when > 1)");
+  train->add_option("--node-rank", f->node_rank,
+                    "With --nproc: this machine's number, 0 to nnodes-1 (env PET_NODE_RANK)");
   train->add_option("--backend", f->backend, "gloo or nccl (default: nccl for cuda, else gloo)")
       ->check(CLI::IsMember({"gloo", "nccl"}));
   train->add_option("--master-addr", f->ranks.master_addr, "Rank 0's address (env MASTER_ADDR)");
@@ -65,17 +73,37 @@ dist::Backend ChosenBackend(const DistFlags& f, const std::string& device) {
   return backend;
 }
 
-int LaunchLocalRanks(const DistFlags& f, bool threads_given, int argc, char** argv) {
+Status LaunchLocalRanks(const DistFlags& f, int threads, int argc, char** argv, int* exit_code) {
+  for (const auto& [flag, given] : {std::pair{"--world-size", f.ranks.world_size.has_value()},
+                                    {"--rank", f.ranks.rank.has_value()},
+                                    {"--local-rank", f.ranks.local_rank.has_value()}}) {
+    if (given) {
+      return Status::InvalidArgument(std::string(flag) +
+                                     " cannot be combined with --nproc (the launcher sets it "
+                                     "for each rank; use --nnodes and --node-rank)");
+    }
+  }
+  dist::NodeLayout layout;
+  PETNAME_RETURN_IF_ERROR(dist::ParseNodeLayout(
+      dist::ProcessEnv(), {f.nnodes, f.node_rank, f.ranks.master_addr, f.ranks.master_port},
+      &layout));
+  launch::ThreadChoice choice;
+  PETNAME_RETURN_IF_ERROR(launch::ChooseThreads(threads, std::getenv("OMP_NUM_THREADS"),
+                                                launch::ReadCpuBudget(), f.nproc, &choice));
   launch::LaunchOptions options;
   options.nproc = f.nproc;
+  options.nnodes = layout.nnodes;
+  options.node_rank = layout.node_rank;
+  options.master_addr = layout.master_addr;
+  options.master_port = layout.master_port;
   options.args = launch::WithoutFlag({argv, argv + argc}, "--nproc");
-  options.threads_per_rank =
-      launch::ThreadsPerRank(static_cast<int>(std::thread::hardware_concurrency()), f.nproc);
-  if (!threads_given) {
-    options.args.insert(options.args.end(),
-                        {"--threads", std::to_string(options.threads_per_rank)});
-  }
-  return launch::RunRanks(options);
+  options.threads_per_rank = choice.threads;
+  const int first = layout.node_rank * f.nproc;
+  std::fprintf(stderr, "launcher: ranks %d..%d of %d, %d intra-op thread%s each (%s)\n", first,
+               first + f.nproc - 1, layout.nnodes * f.nproc, choice.threads,
+               choice.threads == 1 ? "" : "s", choice.why.c_str());
+  *exit_code = launch::RunRanks(options);
+  return Status::Ok();
 }
 
 }  // namespace petname::cli

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 #include "common/status.h"
@@ -15,7 +16,9 @@
 namespace petname::cli {
 
 struct DistFlags {
-  int nproc = 0;  // > 1: launch that many local ranks
+  int nproc = 0;                 // > 1: launch that many local ranks
+  std::optional<int> nnodes;     // with --nproc: launchers in the job (torchrun's --nnodes)
+  std::optional<int> node_rank;  // with --nproc: this launcher's number
   dist::RankOverrides ranks;
   std::string backend;  // empty: nccl with --device cuda, else gloo
   double rendezvous_timeout_s = 300;
@@ -38,8 +41,11 @@ Status ApplyDistFlags(const DistFlags& flags, train::TrainOptions* options);
 // The backend the flags choose: --backend, else nccl for `device` cuda, else gloo.
 dist::Backend ChosenBackend(const DistFlags& flags, const std::string& device);
 
-// Runs flags.nproc ranks of this executable with this process's arguments minus --nproc
-// (plus --threads cores/N unless `threads_given`) and returns the launcher's exit code.
-int LaunchLocalRanks(const DistFlags& flags, bool threads_given, int argc, char** argv);
+// Runs flags.nproc ranks of this executable with this process's arguments minus --nproc, as
+// node --node-rank of --nnodes (dist::ParseNodeLayout), each with `threads` intra-op threads
+// (--threads when > 0, else launch::ChooseThreads over the CPU budget), and sets *exit_code to
+// the launcher's. Errors (kInvalidArgument): --world-size, --rank or --local-rank given with
+// --nproc (the launcher sets them), or a bad node layout or OMP_NUM_THREADS.
+Status LaunchLocalRanks(const DistFlags& flags, int threads, int argc, char** argv, int* exit_code);
 
 }  // namespace petname::cli

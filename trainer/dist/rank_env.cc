@@ -50,6 +50,16 @@ Status ReadInt(const EnvLookup& env, std::initializer_list<const char*> names,
   return Status::Ok();
 }
 
+// kInvalidArgument "SOURCE=VALUE WANT" unless `ok`.
+Status Check(bool ok, const std::string& source, int value, const std::string& want) {
+  if (ok) return Status::Ok();
+  return Status::InvalidArgument(source + "=" + std::to_string(value) + " " + want);
+}
+
+std::string Below(int n) { return "must be in [0, " + std::to_string(n) + ")"; }
+
+constexpr const char* kNotAPort = "is not a port (1..65535)";
+
 }  // namespace
 
 EnvLookup ProcessEnv() {
@@ -80,23 +90,62 @@ Status ParseRankConfig(const EnvLookup& env, const RankOverrides& flags, RankCon
   PETNAME_RETURN_IF_ERROR(ReadInt(env, {"LOCAL_RANK"}, flags.local_rank, "--local-rank",
                                   &config.local_rank, &local_source));
 
-  if (config.master_port < 1 || config.master_port > 65535) {
-    return Status::InvalidArgument(port_source + "=" + std::to_string(config.master_port) +
-                                   " is not a port (1..65535)");
-  }
-  if (config.world_size < 1) {
-    return Status::InvalidArgument(world_source + "=" + std::to_string(config.world_size) +
-                                   " must be at least 1");
-  }
-  if (config.rank < 0 || config.rank >= config.world_size) {
-    return Status::InvalidArgument(rank_source + "=" + std::to_string(config.rank) +
-                                   " must be in [0, " + std::to_string(config.world_size) + ")");
-  }
-  if (config.local_rank < 0 || config.local_rank >= config.world_size) {
-    return Status::InvalidArgument(local_source + "=" + std::to_string(config.local_rank) +
-                                   " must be in [0, " + std::to_string(config.world_size) + ")");
-  }
+  const int port = config.master_port, world = config.world_size;
+  PETNAME_RETURN_IF_ERROR(Check(port >= 1 && port <= 65535, port_source, port, kNotAPort));
+  PETNAME_RETURN_IF_ERROR(Check(world >= 1, world_source, world, "must be at least 1"));
+  PETNAME_RETURN_IF_ERROR(
+      Check(config.rank >= 0 && config.rank < world, rank_source, config.rank, Below(world)));
+  PETNAME_RETURN_IF_ERROR(Check(config.local_rank >= 0 && config.local_rank < world, local_source,
+                                config.local_rank, Below(world)));
   *out = config;
+  return Status::Ok();
+}
+
+Status CudaDeviceIndex(const RankConfig& rank, int visible_gpus, int* index) {
+  if (rank.local_rank >= visible_gpus) {
+    return Status::FailedPrecondition(
+        "--device cuda: local rank " + std::to_string(rank.local_rank) + " needs GPU " +
+        std::to_string(rank.local_rank) + " but " + std::to_string(visible_gpus) +
+        (visible_gpus == 1 ? " is" : " are") + " visible");
+  }
+  *index = rank.local_rank;
+  return Status::Ok();
+}
+
+Status ParseNodeLayout(const EnvLookup& env, const NodeOverrides& flags, NodeLayout* out) {
+  NodeLayout layout;
+  std::string nnodes_source = "--nnodes", rank_source = "--node-rank", addr_source,
+              port_source = "MASTER_PORT";
+  PETNAME_RETURN_IF_ERROR(
+      ReadInt(env, {"PET_NNODES"}, flags.nnodes, "--nnodes", &layout.nnodes, &nnodes_source));
+  PETNAME_RETURN_IF_ERROR(ReadInt(env, {"PET_NODE_RANK"}, flags.node_rank, "--node-rank",
+                                  &layout.node_rank, &rank_source));
+  const int nnodes = layout.nnodes, node_rank = layout.node_rank;
+  PETNAME_RETURN_IF_ERROR(Check(nnodes >= 1, nnodes_source, nnodes, "must be at least 1"));
+  PETNAME_RETURN_IF_ERROR(
+      Check(node_rank >= 0 && node_rank < nnodes, rank_source, node_rank, Below(nnodes)));
+  const char* addr = nullptr;
+  if (flags.master_addr) {
+    addr = flags.master_addr->c_str();
+    addr_source = "--master-addr";
+  } else {
+    addr = FirstSet(env, {"MASTER_ADDR", "PET_MASTER_ADDR"}, &addr_source);
+  }
+  if (addr == nullptr) {
+    PETNAME_RETURN_IF_ERROR(Check(nnodes == 1, nnodes_source, nnodes,
+                                  "needs the master's address (MASTER_ADDR or --master-addr)"));
+    *out = layout;
+    return Status::Ok();
+  }
+  if (*addr == '\0') return Status::InvalidArgument(addr_source + " is empty");
+  layout.shared_master = true;
+  layout.master_addr = addr;
+  layout.master_port = 29500;
+  PETNAME_RETURN_IF_ERROR(ReadInt(env, {"MASTER_PORT", "PET_MASTER_PORT"}, flags.master_port,
+                                  "--master-port", &layout.master_port, &port_source));
+  const int port = layout.master_port;
+  PETNAME_RETURN_IF_ERROR(Check(port >= 1 && port <= 65535, port_source, port, kNotAPort));
+  *out = layout;
   return Status::Ok();
 }
 

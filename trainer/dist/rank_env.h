@@ -45,4 +45,34 @@ EnvLookup ProcessEnv();
 
 Status ParseRankConfig(const EnvLookup& env, const RankOverrides& flags, RankConfig* out);
 
+// The CUDA device of a rank: cuda:LOCAL_RANK, as torchrun and Kubeflow's nprocPerNode expect (a
+// pod given N GPUs sees them as 0..N-1). kFailedPrecondition naming both numbers when
+// `visible_gpus` <= local_rank.
+Status CudaDeviceIndex(const RankConfig& rank, int visible_gpus, int* index);
+
+// Where a launcher of local ranks (`petname train --nproc P`) sits, like torchrun's
+// --nnodes/--node-rank: `nnodes` launchers (pods, machines) of P ranks each, this one number
+// `node_rank`; its ranks are node_rank * P + local of a world of nnodes * P.
+struct NodeLayout {
+  int nnodes = 1;
+  int node_rank = 0;
+  bool shared_master = false;  // false: one node whose rank 0 listens on a free local port
+  std::string master_addr = "127.0.0.1";
+  int master_port = 0;  // 0 unless shared_master
+};
+
+struct NodeOverrides {
+  std::optional<int> nnodes;
+  std::optional<int> node_rank;
+  std::optional<std::string> master_addr;
+  std::optional<int> master_port;
+};
+
+// nnodes: --nnodes, else PET_NNODES (as Kubeflow sets it in every pod), else 1; node_rank:
+// --node-rank, else PET_NODE_RANK, else 0. The master is shared (taken from --master-addr /
+// --master-port, else MASTER_ADDR / MASTER_PORT, else their PET_* names, port 29500 by default)
+// when nnodes > 1 or an address is given; nnodes > 1 without an address is an error, as are
+// nnodes < 1 and node_rank outside [0, nnodes). Errors are kInvalidArgument naming the source.
+Status ParseNodeLayout(const EnvLookup& env, const NodeOverrides& flags, NodeLayout* out);
+
 }  // namespace petname::dist

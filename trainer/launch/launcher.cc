@@ -69,13 +69,18 @@ void Drain(Stream* s) {
   s->fd = -1;
 }
 
-std::vector<std::string> ChildEnv(const LaunchOptions& options, int port, int rank) {
+int GlobalRank(const LaunchOptions& options, int local) {
+  return options.node_rank * options.nproc + local;
+}
+
+std::vector<std::string> ChildEnv(const LaunchOptions& options, int port, int local) {
   const std::vector<std::pair<std::string, std::string>> set = {
       {"MASTER_ADDR", options.master_addr},
       {"MASTER_PORT", std::to_string(port)},
-      {"WORLD_SIZE", std::to_string(options.nproc)},
-      {"RANK", std::to_string(rank)},
-      {"LOCAL_RANK", std::to_string(rank)},
+      {"WORLD_SIZE", std::to_string(options.nnodes * options.nproc)},
+      {"RANK", std::to_string(GlobalRank(options, local))},
+      {"LOCAL_RANK", std::to_string(local)},
+      {"LOCAL_WORLD_SIZE", std::to_string(options.nproc)},
       {"OMP_NUM_THREADS",
        options.threads_per_rank > 0 ? std::to_string(options.threads_per_rank) : ""},
   };
@@ -140,7 +145,7 @@ bool Spawn(const LaunchOptions& options, int port, int index, Rank* rank) {
     close(err_pipe[0]);
     return false;
   }
-  const std::string prefix = "[rank " + std::to_string(index) + "] ";
+  const std::string prefix = "[rank " + std::to_string(GlobalRank(options, index)) + "] ";
   rank->pid = pid;
   rank->running = true;
   rank->out = Stream{out_pipe[0], STDOUT_FILENO, LinePrefixer(prefix)};
@@ -199,8 +204,6 @@ std::vector<std::string> WithoutFlag(const std::vector<std::string>& args,
   return out;
 }
 
-int ThreadsPerRank(int cores, int nproc) { return std::max(1, cores / std::max(1, nproc)); }
-
 int FreeTcpPort() {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return 0;
@@ -224,7 +227,7 @@ int RunRanks(const LaunchOptions& options) {
     std::fprintf(stderr, "launcher: cannot create a pipe: %s\n", std::strerror(errno));
     return 1;
   }
-  const int port = FreeTcpPort();
+  const int port = options.master_port > 0 ? options.master_port : FreeTcpPort();
   if (port == 0) {
     std::fprintf(stderr, "launcher: no free TCP port on 127.0.0.1\n");
     return 1;
@@ -235,7 +238,7 @@ int RunRanks(const LaunchOptions& options) {
   Clock::time_point kill_at = Clock::time_point::max();
   for (int i = 0; i < options.nproc; ++i) {
     if (!Spawn(options, port, i, &ranks[static_cast<size_t>(i)])) {
-      std::fprintf(stderr, "launcher: cannot start rank %d (%s): %s\n", i,
+      std::fprintf(stderr, "launcher: cannot start rank %d (%s): %s\n", GlobalRank(options, i),
                    options.executable.c_str(), std::strerror(errno));
       result = 1;
       failed = true;
@@ -288,8 +291,8 @@ int RunRanks(const LaunchOptions& options) {
       if (code != 0 && !failed) {
         failed = true;
         result = code;
-        std::fprintf(stderr, "launcher: rank %zu exited with code %d; stopping the others\n", i,
-                     code);
+        std::fprintf(stderr, "launcher: rank %d exited with code %d; stopping the others\n",
+                     GlobalRank(options, static_cast<int>(i)), code);
         SignalAll(ranks, SIGTERM);
         kill_at = Clock::now() + options.grace;
       }

@@ -1,13 +1,15 @@
-// The local launcher behind `petname train --nproc N`: runs N rank processes of one
-// executable on this machine, like torchrun's standalone mode. Pure POSIX (no LibTorch).
+// The launcher behind `petname train --nproc N`: runs N rank processes of one executable on
+// this machine, like torchrun: standalone (one node, a free local port) or as node
+// `node_rank` of `nnodes` (a pod of a multi-pod job) sharing a master. Pure POSIX (no LibTorch).
 //
 // Contract:
 //  - Each child is `executable` with `args` (no shell), its own process group, and the
-//    environment of this process plus MASTER_ADDR, MASTER_PORT (a free port), WORLD_SIZE,
-//    RANK, LOCAL_RANK and, when threads_per_rank > 0, OMP_NUM_THREADS. If the launcher
-//    dies, the children get SIGTERM.
+//    environment of this process plus MASTER_ADDR, MASTER_PORT (master_port, or a free port
+//    when 0), WORLD_SIZE = nnodes * nproc, RANK = node_rank * nproc + local rank, LOCAL_RANK,
+//    LOCAL_WORLD_SIZE = nproc and, when threads_per_rank > 0, OMP_NUM_THREADS. If the
+//    launcher dies, the children get SIGTERM.
 //  - Every line a child writes to stdout/stderr is copied to the same stream of this
-//    process prefixed with "[rank i] ".
+//    process prefixed with "[rank R] " (R its global rank).
 //  - SIGINT/SIGTERM received by the launcher are forwarded to every running rank; a second
 //    one kills them.
 //  - When a rank exits non-zero (or by a signal) the others get SIGTERM and, after `grace`,
@@ -24,10 +26,13 @@ namespace petname::launch {
 
 struct LaunchOptions {
   int nproc = 1;
+  int nnodes = 1;
+  int node_rank = 0;
   std::string executable = "/proc/self/exe";
   std::vector<std::string> args;  // argv of every child, argv[0] included
   int threads_per_rank = 0;
   std::string master_addr = "127.0.0.1";
+  int master_port = 0;  // 0: a free port of this machine (one node only)
   std::chrono::milliseconds grace = std::chrono::seconds(10);
 };
 
@@ -38,8 +43,5 @@ int FreeTcpPort();
 
 // `args` without the option `flag` and its value ("--flag V" or "--flag=V").
 std::vector<std::string> WithoutFlag(const std::vector<std::string>& args, const std::string& flag);
-
-// Threads for each of `nproc` ranks sharing `cores` cores: max(1, cores / nproc).
-int ThreadsPerRank(int cores, int nproc);
 
 }  // namespace petname::launch

@@ -42,6 +42,9 @@ TrainingMetrics::TrainingMetrics(const RankLabels& labels)
       epochs_planned_(AddGauge("petname_epochs_planned", "Epochs the run will train in total.")),
       world_size_(AddGauge("petname_world_size", "Number of ranks in the run.")),
       restarts_(AddGauge("petname_restarts", "Times the job resumed from a checkpoint.")),
+      threads_(
+          AddGauge("petname_intra_op_threads",
+                   "Intra-op CPU threads of this rank (launch/cpu_budget.h says how chosen).")),
       checkpoint_interval_(AddGauge("petname_checkpoint_interval_epochs",
                                     "Epochs between checkpoints (0: no checkpoints).")) {}
 
@@ -88,6 +91,7 @@ void TrainingMetrics::SetInfo(const RunInfo& info) {
   world_size_.Set(info.world_size);
   epochs_planned_.Set(info.epochs_planned);
   restarts_.Set(info.restarts);
+  threads_.Set(info.threads);
   checkpoint_interval_.Set(info.checkpoint_every_epochs);
 }
 

@@ -41,6 +41,7 @@ struct RunInfo {
   int epochs_planned = 0;
   int restarts = 0;                 // how many times this job resumed from a checkpoint
   int checkpoint_every_epochs = 0;  // 0: the run writes no checkpoints
+  int threads = 1;                  // intra-op CPU threads
 };
 
 class TrainingMetrics {
@@ -101,6 +102,7 @@ class TrainingMetrics {
   prometheus::Gauge& epochs_planned_;
   prometheus::Gauge& world_size_;
   prometheus::Gauge& restarts_;
+  prometheus::Gauge& threads_;
   prometheus::Gauge& checkpoint_interval_;
 
   // Created by their first event.

@@ -62,7 +62,8 @@ Status RunRecorder::Start(int64_t resumed_epoch, int world_size, const std::stri
     metrics_->SetInfo(
         {backend, model::PrecisionName(options_.precision), options_.device, PETNAME_VERSION,
          world_size, static_cast<int>(options_.epochs), restarts_,
-         options_.checkpoint_dir.empty() ? 0 : static_cast<int>(options_.checkpoint_every)});
+         options_.checkpoint_dir.empty() ? 0 : static_cast<int>(options_.checkpoint_every),
+         options_.threads});
   }
   return Status::Ok();
 }

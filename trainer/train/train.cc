@@ -137,13 +137,10 @@ Status ChooseDevice(const TrainOptions& o, torch::Device* out) {
     return Status::FailedPrecondition("--device cuda: this build has no CUDA (CPU-only LibTorch)");
 #endif
   }
-  const auto gpus = static_cast<int>(torch::cuda::device_count());
-  if (o.rank.local_rank >= gpus) {
-    return Status::FailedPrecondition(
-        "--device cuda: local rank " + std::to_string(o.rank.local_rank) + " needs GPU " +
-        std::to_string(o.rank.local_rank) + " but " + std::to_string(gpus) + " are visible");
-  }
-  *out = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(o.rank.local_rank));
+  int index = 0;
+  PETNAME_RETURN_IF_ERROR(
+      dist::CudaDeviceIndex(o.rank, static_cast<int>(torch::cuda::device_count()), &index));
+  *out = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
   at::globalContext().setAllowTF32CuBLAS(o.tf32);
   at::globalContext().setAllowTF32CuDNN(o.tf32);
   return Status::Ok();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <vector>
 
 namespace petname::dist {
 namespace {
@@ -103,6 +104,78 @@ TEST(RankEnvTest, FlagErrorsNameTheFlag) {
   Status st = ParseRankConfig(Env({{"WORLD_SIZE", "2"}}), flags, &c);
   EXPECT_EQ(st.ExitCode(), 2);
   EXPECT_NE(st.message().find("--rank"), std::string::npos);
+}
+
+TEST(NodeLayoutTest, WithoutNodesOrMasterTheLauncherIsStandalone) {
+  NodeLayout n;
+  ASSERT_TRUE(ParseNodeLayout(Env({{"WORLD_SIZE", "8"}, {"RANK", "3"}}), {}, &n).ok());
+  EXPECT_EQ(n.nnodes, 1);
+  EXPECT_EQ(n.node_rank, 0);
+  EXPECT_FALSE(n.shared_master);
+  EXPECT_EQ(n.master_port, 0);
+}
+
+TEST(NodeLayoutTest, ReadsKubeflowPodVariables) {
+  NodeLayout n;
+  ASSERT_TRUE(ParseNodeLayout(Env({{"PET_NNODES", "3"},
+                                   {"PET_NODE_RANK", "2"},
+                                   {"MASTER_ADDR", "job-rank-0.job"},
+                                   {"MASTER_PORT", "23456"}}),
+                              {}, &n)
+                  .ok());
+  EXPECT_EQ(n.nnodes, 3);
+  EXPECT_EQ(n.node_rank, 2);
+  EXPECT_TRUE(n.shared_master);
+  EXPECT_EQ(n.master_addr, "job-rank-0.job");
+  EXPECT_EQ(n.master_port, 23456);
+  // Flags win; the port defaults to 29500 as torchrun's.
+  ASSERT_TRUE(ParseNodeLayout(Env({{"PET_NNODES", "3"}, {"PET_MASTER_ADDR", "m"}}),
+                              {2, 1, std::nullopt, std::nullopt}, &n)
+                  .ok());
+  EXPECT_EQ(n.nnodes, 2);
+  EXPECT_EQ(n.node_rank, 1);
+  EXPECT_EQ(n.master_addr, "m");
+  EXPECT_EQ(n.master_port, 29500);
+  // One pod of several ranks shares the master its pod spec names.
+  ASSERT_TRUE(
+      ParseNodeLayout(Env({{"PET_NNODES", "1"}, {"MASTER_ADDR", "job-rank-0.job"}}), {}, &n).ok());
+  EXPECT_TRUE(n.shared_master);
+}
+
+TEST(NodeLayoutTest, RejectsLayoutsThatCannotRendezvous) {
+  NodeLayout n;
+  const std::vector<std::pair<std::map<std::string, std::string>, std::string>> cases = {
+      {{{"PET_NNODES", "2"}}, "PET_NNODES=2 needs the master's address"},
+      {{{"PET_NNODES", "0"}}, "PET_NNODES=0 must be at least 1"},
+      {{{"PET_NNODES", "2"}, {"PET_NODE_RANK", "2"}, {"MASTER_ADDR", "m"}},
+       "PET_NODE_RANK=2 must be in [0, 2)"},
+      {{{"PET_NNODES", "two"}}, "PET_NNODES='two' is not a whole number"},
+      {{{"MASTER_ADDR", "m"}, {"MASTER_PORT", "0"}}, "MASTER_PORT=0 is not a port"},
+      {{{"MASTER_ADDR", ""}}, "MASTER_ADDR is empty"},
+  };
+  for (const auto& [vars, message] : cases) {
+    const Status st = ParseNodeLayout(Env(vars), {}, &n);
+    EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << message;
+    EXPECT_NE(st.message().find(message), std::string::npos) << st.message();
+  }
+  const Status st = ParseNodeLayout(Env({}), {4, std::nullopt, std::nullopt, std::nullopt}, &n);
+  EXPECT_NE(st.message().find("--nnodes=4 needs"), std::string::npos) << st.message();
+}
+
+TEST(CudaDeviceTest, LocalRankSelectsTheDevice) {
+  RankConfig rank;
+  int index = -1;
+  for (int local = 0; local < 4; ++local) {
+    rank.local_rank = local;
+    ASSERT_TRUE(CudaDeviceIndex(rank, 4, &index).ok());
+    EXPECT_EQ(index, local);
+  }
+  rank.local_rank = 1;
+  const Status st = CudaDeviceIndex(rank, 1, &index);
+  EXPECT_EQ(st.code(), Status::Code::kFailedPrecondition);
+  EXPECT_EQ(st.message(), "--device cuda: local rank 1 needs GPU 1 but 1 is visible");
+  rank.local_rank = 0;
+  EXPECT_FALSE(CudaDeviceIndex(rank, 0, &index).ok());
 }
 
 }  // namespace

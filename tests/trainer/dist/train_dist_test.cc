@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -13,6 +14,7 @@
 #include "tests/support/temp_dir.h"
 #include "tests/trainer/launch/subprocess.h"
 #include "trainer/checkpoint/store.h"
+#include "trainer/launch/launcher.h"
 
 namespace petname {
 namespace {
@@ -169,6 +171,44 @@ TEST_F(TrainDistTest, BadRankEnvironmentExitsTwoNamingTheVariable) {
   EXPECT_NE(out.find("MASTER_PORT='http'"), std::string::npos) << out;
   EXPECT_EQ(RunProcess(args, {{"PET_NNODES", "x"}}, &out), 2) << out;
   EXPECT_NE(out.find("PET_NNODES"), std::string::npos) << out;
+}
+
+// Two launchers of two ranks each, as two pods of processesPerReplica 2 would run them: one
+// world of four that checkpoints with world size 4.
+TEST_F(TrainDistTest, TwoNodesOfTwoRanksTrainAsAWorldOfFour) {
+  SKIP_WITHOUT_GLOO();
+  const std::string ckpt = (dir_ / "ckpt").string();
+  std::map<std::string, std::string> env = {{"MASTER_ADDR", "127.0.0.1"},
+                                            {"MASTER_PORT", std::to_string(launch::FreeTcpPort())},
+                                            {"PET_NNODES", "2"},
+                                            {"PET_NODE_RANK", "1"}};
+  Subprocess second(Args(2, 1, {"--checkpoint-dir", ckpt}), env);
+  env["PET_NODE_RANK"] = "0";
+  std::string out;
+  ASSERT_EQ(RunProcess(Args(2, 1, {"--checkpoint-dir", ckpt}), env, &out), 0) << out;
+  ASSERT_EQ(second.Wait(), 0) << second.Output();
+  EXPECT_NE(out.find("launcher: ranks 0..1 of 4"), std::string::npos) << out;
+  EXPECT_NE(second.Output().find("launcher: ranks 2..3 of 4"), std::string::npos)
+      << second.Output();
+  std::vector<std::string> skipped;
+  std::string newest;
+  checkpoint::Manifest manifest;
+  ASSERT_TRUE(checkpoint::FindNewestValid(ckpt, &skipped, &newest, &manifest).ok());
+  EXPECT_EQ(manifest.world_size, 4);
+}
+
+TEST_F(TrainDistTest, LauncherUsageErrorsExitTwo) {
+  SKIP_WITHOUT_GLOO();
+  std::string out;
+  EXPECT_EQ(RunProcess(Args(2, 1, {"--rank", "1"}), {}, &out), 2) << out;
+  EXPECT_NE(out.find("--rank cannot be combined with --nproc"), std::string::npos) << out;
+  EXPECT_EQ(RunProcess(Args(2, 1), {{"PET_NNODES", "2"}}, &out), 2) << out;
+  EXPECT_NE(out.find("PET_NNODES=2 needs the master's address"), std::string::npos) << out;
+  EXPECT_EQ(RunProcess(Args(2, 1, {"--nnodes", "2", "--node-rank", "2"}),
+                       {{"MASTER_ADDR", "127.0.0.1"}}, &out),
+            2)
+      << out;
+  EXPECT_NE(out.find("--node-rank=2 must be in [0, 2)"), std::string::npos) << out;
 }
 
 }  // namespace

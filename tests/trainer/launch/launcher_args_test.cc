@@ -16,13 +16,5 @@ TEST(LauncherArgsTest, WithoutFlagRemovesBothSpellings) {
             (Args{"petname", "--nprocs", "1"}));
 }
 
-TEST(LauncherArgsTest, ThreadsPerRankSplitsCores) {
-  EXPECT_EQ(ThreadsPerRank(2, 1), 2);
-  EXPECT_EQ(ThreadsPerRank(2, 2), 1);
-  EXPECT_EQ(ThreadsPerRank(2, 3), 1);
-  EXPECT_EQ(ThreadsPerRank(16, 4), 4);
-  EXPECT_EQ(ThreadsPerRank(0, 0), 1);
-}
-
 }  // namespace
 }  // namespace petname::launch

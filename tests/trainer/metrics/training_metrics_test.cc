@@ -37,7 +37,7 @@ TEST(TrainingMetricsTest, StepUpdatesCountersGaugeAndHistograms) {
 
 TEST(TrainingMetricsTest, InfoCarriesRunFacts) {
   TrainingMetrics metrics({"pets", "ml", 1});
-  metrics.SetInfo({"gloo", "bf16", "cpu", "0.1.0", 2, 10, 3, 2});
+  metrics.SetInfo({"gloo", "bf16", "cpu", "0.1.0", 2, 10, 3, 2, 4});
   const std::string text = Exposition(metrics);
   EXPECT_TRUE(Contains(text, "petname_training_info{" + std::string(kLabels) +
                                  ",backend=\"gloo\",device=\"cpu\",precision=\"bf16\","
@@ -46,6 +46,7 @@ TEST(TrainingMetricsTest, InfoCarriesRunFacts) {
   EXPECT_TRUE(Contains(text, std::string("petname_epochs_planned{") + kLabels + "} 10"));
   EXPECT_TRUE(Contains(text, std::string("petname_restarts{") + kLabels + "} 3"));
   EXPECT_TRUE(Contains(text, std::string("petname_checkpoint_interval_epochs{") + kLabels + "} 2"));
+  EXPECT_TRUE(Contains(text, std::string("petname_intra_op_threads{") + kLabels + "} 4"));
 }
 
 TEST(TrainingMetricsTest, EventSeriesAppearWithTheirFirstEvent) {
