@@ -1,4 +1,4 @@
-// petname-operator: reconciles PetNameTrainingJobs into one pod per rank plus a headless
+// petname-operator: reconciles PetNameTrainingJobs into rank pods plus a headless
 // Service. Configuration: --kubeconfig, else $KUBECONFIG, else the in-cluster service account,
 // else ~/.kube/config. Stops cleanly on SIGTERM/SIGINT (releasing the leader lease when held).
 // Exit codes: 0 after a clean stop, 2 for bad flags or configuration, 1 when it cannot start or
@@ -93,7 +93,7 @@ Status LoadConfig(const Flags& f, kube::RestConfig* cfg) {
 
 int Run(int argc, char** argv) {
   Flags f;
-  CLI::App app{"petname-operator: runs PetNameTrainingJobs as one pod per rank"};
+  CLI::App app{"petname-operator: runs PetNameTrainingJobs as rank pods"};
   app.add_option("--kubeconfig", f.kubeconfig,
                  "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
   app.add_option("--context", f.context, "kubeconfig context (default: current-context)");

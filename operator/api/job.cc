@@ -1,7 +1,11 @@
 #include "operator/api/job.h"
 
+#include "operator/api/quantity.h"
+
 namespace petname::api {
 namespace {
+
+constexpr int kMaxProcessesPerReplica = 64;
 
 // Reads optional members of one JSON object with type checks, remembering the first error.
 class Reader {
@@ -81,6 +85,24 @@ void ReadVolume(const Reader& r, VolumeSpec* v) {
   if (v->mount_path.empty()) v->mount_path = "/data";
 }
 
+Status CheckProcesses(const JobSpec& spec) {
+  int64_t cores = 0;
+  if (!spec.cpu.is_null() && !WholeCpus(spec.cpu, &cores)) {
+    return Status::InvalidArgument("spec.resources.cpu must be a CPU quantity such as 2 or 1500m");
+  }
+  const int p = spec.processes_per_replica;
+  if (p == 0) return Status::Ok();
+  if (p < 1 || p > kMaxProcessesPerReplica) {
+    return Status::InvalidArgument("spec.resources.processesPerReplica must be 1 to " +
+                                   std::to_string(kMaxProcessesPerReplica));
+  }
+  if (spec.gpus_per_replica > 0 && p != spec.gpus_per_replica) {
+    return Status::InvalidArgument(
+        "spec.resources.processesPerReplica must equal gpusPerReplica (one process per GPU)");
+  }
+  return Status::Ok();
+}
+
 Status ReadSpec(const Json& spec_json, JobSpec* spec) {
   Status st;
   Reader r(spec_json, "", &st);
@@ -89,6 +111,7 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
   r.String("imagePullPolicy", &spec->image_pull_policy);
   Reader res = r.Child("resources");
   res.Int("gpusPerReplica", &spec->gpus_per_replica);
+  res.Int("processesPerReplica", &spec->processes_per_replica);
   if (const Json* v = res.Field("cpu")) spec->cpu = *v;
   if (const Json* v = res.Field("memory")) spec->memory = *v;
   r.String("backend", &spec->backend);
@@ -172,10 +195,17 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
   if (spec->backend == "nccl" && spec->gpus_per_replica == 0) {
     return Status::InvalidArgument("spec.backend nccl needs resources.gpusPerReplica > 0");
   }
-  return Status::Ok();
+  return CheckProcesses(*spec);
 }
 
 }  // namespace
+
+int ProcessesPerPod(const JobSpec& spec) {
+  if (spec.processes_per_replica > 0) return spec.processes_per_replica;
+  return spec.gpus_per_replica > 0 ? spec.gpus_per_replica : 1;
+}
+
+int WorldSize(const JobSpec& spec) { return spec.replicas * ProcessesPerPod(spec); }
 
 Status JobFromJson(const Json& obj, Job* out) {
   if (!obj.is_object()) return Status::InvalidArgument("job: not a JSON object");

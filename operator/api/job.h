@@ -44,9 +44,10 @@ struct JobSpec {
   std::string image;
   std::string image_pull_policy = "IfNotPresent";
   int gpus_per_replica = 0;
-  Json cpu;             // Kubernetes quantity (string or number) or null
-  Json memory;          // likewise
-  std::string backend;  // "nccl" or "gloo"; defaulted from gpus_per_replica
+  int processes_per_replica = 0;  // 0 = unset (see ProcessesPerPod)
+  Json cpu;                       // Kubernetes CPU quantity (string or number, quantity.h) or null
+  Json memory;                    // likewise
+  std::string backend;            // "nccl" or "gloo"; defaulted from gpus_per_replica
 
   std::string dataset_path;
   std::string dataset_column;     // "" = trainer default
@@ -55,7 +56,7 @@ struct JobSpec {
   VolumeSpec dataset_volume;
 
   int epochs = 10;
-  int batch_size_per_replica = 4096;
+  int batch_size_per_replica = 4096;  // per rank (process)
   double learning_rate = 0.001;
   std::string precision = "fp32";
   int64_t seed = 1;
@@ -102,8 +103,17 @@ struct Job {
   Json object;
 };
 
+// Processes (local ranks) in each pod: processesPerReplica when set, else gpusPerReplica when
+// > 0 (one process per GPU), else 1.
+int ProcessesPerPod(const JobSpec& spec);
+
+// The world size: replicas x ProcessesPerPod.
+int WorldSize(const JobSpec& spec);
+
 // Parses a PetNameTrainingJob object, applying defaults. InvalidArgument names the first field
-// the operator cannot act on (replicas < 1, missing image or dataset.path, unknown backend, ...).
+// the operator cannot act on (replicas < 1, missing image or dataset.path, unknown backend,
+// resources.cpu that is no CPU quantity, processesPerReplica outside 1..64 or unequal to a
+// non-zero gpusPerReplica, ...).
 Status JobFromJson(const Json& obj, Job* out);
 
 }  // namespace petname::api

@@ -1,8 +1,10 @@
 #include "operator/controller/desired.h"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
+#include "operator/api/quantity.h"
 #include "operator/controller/gang.h"
 #include "operator/kube/object.h"
 
@@ -49,25 +51,43 @@ Json Service(const api::Job& job) {
                                    {{"name", "metrics"}, {"port", job.spec.metrics_port}}})}}}};
 }
 
-Json Env(const api::Job& job, int rank) {
+Json Env(const api::Job& job, int index) {
   const api::JobSpec& s = job.spec;
+  const int procs = api::ProcessesPerPod(s);
   std::vector<std::pair<std::string, std::string>> vars = {
       {"MASTER_ADDR", PodName(job.name, 0) + "." + job.name + "." + job.ns + ".svc"},
       {"MASTER_PORT", std::to_string(s.master_port)},
-      {"WORLD_SIZE", std::to_string(s.replicas)},
-      {"RANK", std::to_string(rank)},
-      {"LOCAL_RANK", "0"},
+      {"WORLD_SIZE", std::to_string(api::WorldSize(s))},
   };
+  if (procs == 1) vars.insert(vars.end(), {{"RANK", std::to_string(index)}, {"LOCAL_RANK", "0"}});
   Json env = Json::array();
   for (const auto& [k, v] : vars) {
     env.push_back({{"name", k}, {"value", v}});
     env.push_back({{"name", "PET_" + k}, {"value", v}});
+  }
+  env.push_back({{"name", "PET_NNODES"}, {"value", std::to_string(s.replicas)}});
+  env.push_back({{"name", "PET_NPROC_PER_NODE"}, {"value", std::to_string(procs)}});
+  env.push_back({{"name", "PET_NODE_RANK"}, {"value", std::to_string(index)}});
+  const Threads threads = RankThreads(s);
+  if (threads.from_cpu) {
+    env.push_back({{"name", "OMP_NUM_THREADS"}, {"value", std::to_string(threads.count)}});
   }
   env.push_back({{"name", "PETNAME_JOB_NAME"}, {"value", job.name}});
   env.push_back({{"name", "PETNAME_NAMESPACE"}, {"value", job.ns}});
   env.push_back({{"name", "PETNAME_BACKEND"}, {"value", s.backend}});
   for (const Json& e : s.env) env.push_back(e);
   return env;
+}
+
+// metrics (local rank 0), metrics-1 .. metrics-(P-1), rendezvous.
+Json Ports(const api::JobSpec& s) {
+  Json ports = Json::array({{{"name", "metrics"}, {"containerPort", s.metrics_port}}});
+  for (int local = 1; local < api::ProcessesPerPod(s); ++local) {
+    ports.push_back(
+        {{"name", "metrics-" + std::to_string(local)}, {"containerPort", s.metrics_port + local}});
+  }
+  ports.push_back({{"name", "rendezvous"}, {"containerPort", s.master_port}});
+  return ports;
 }
 
 Json Resources(const api::JobSpec& s) {
@@ -90,7 +110,7 @@ Json VolumeSource(const api::VolumeSpec& v) {
   return {{"configMap", {{"name", v.config_map}}}};
 }
 
-Json Pod(const api::Job& job, int rank) {
+Json Pod(const api::Job& job, int index) {
   const api::JobSpec& s = job.spec;
   Json args = Json::array({"train"});
   for (const std::string& a : TrainArgs(s)) args.push_back(a);
@@ -110,19 +130,17 @@ Json Pod(const api::Job& job, int rank) {
                       {"mountPath", s.dataset_volume.mount_path},
                       {"readOnly", s.dataset_volume.read_only}});
   }
-  Json container = {
-      {"name", "trainer"},
-      {"image", s.image},
-      {"imagePullPolicy", s.image_pull_policy},
-      {"command", Json::array({"petname"})},
-      {"args", args},
-      {"env", Env(job, rank)},
-      {"ports", Json::array({{{"name", "metrics"}, {"containerPort", s.metrics_port}},
-                             {{"name", "rendezvous"}, {"containerPort", s.master_port}}})},
-      {"resources", Resources(s)},
-      {"volumeMounts", mounts}};
+  Json container = {{"name", "trainer"},
+                    {"image", s.image},
+                    {"imagePullPolicy", s.image_pull_policy},
+                    {"command", Json::array({"petname"})},
+                    {"args", args},
+                    {"env", Env(job, index)},
+                    {"ports", Ports(s)},
+                    {"resources", Resources(s)},
+                    {"volumeMounts", mounts}};
   Json spec = {{"restartPolicy", "Never"},
-               {"hostname", PodName(job.name, rank)},
+               {"hostname", PodName(job.name, index)},
                {"subdomain", job.name},
                {"containers", Json::array({container})},
                {"volumes", volumes}};
@@ -132,7 +150,7 @@ Json Pod(const api::Job& job, int rank) {
   }
   Json pod = {{"apiVersion", "v1"},
               {"kind", "Pod"},
-              {"metadata", Metadata(job, PodName(job.name, rank), rank)},
+              {"metadata", Metadata(job, PodName(job.name, index), index)},
               {"spec", spec}};
   if (job.spec.gang_enabled) JoinGang(job, &pod);
   return pod;
@@ -162,6 +180,17 @@ std::string PodName(const std::string& job, int rank) {
   return job + "-rank-" + std::to_string(rank);
 }
 
+Threads RankThreads(const api::JobSpec& s) {
+  if (s.threads > 0) return {s.threads, false};
+  int64_t cores = 0;
+  if (s.cpu.is_null() || !api::WholeCpus(s.cpu, &cores)) return {};
+  for (const Json& e : s.env) {
+    if (e.value("name", "") == "OMP_NUM_THREADS") return {};
+  }
+  const int64_t share = cores / api::ProcessesPerPod(s);
+  return {static_cast<int>(std::max<int64_t>(share, 1)), true};
+}
+
 std::vector<std::string> TrainArgs(const api::JobSpec& s) {
   std::vector<std::string> args = {
       "--data",
@@ -188,11 +217,14 @@ std::vector<std::string> TrainArgs(const api::JobSpec& s) {
       "--metrics-port",
       std::to_string(s.metrics_port),
   };
+  const int procs = api::ProcessesPerPod(s);
+  if (procs > 1) args.insert(args.begin(), {"--nproc", std::to_string(procs)});
   if (!s.dataset_column.empty()) args.insert(args.end(), {"--column", s.dataset_column});
   if (s.dataset_max_names > 0) {
     args.insert(args.end(), {"--max-names", std::to_string(s.dataset_max_names)});
   }
-  if (s.threads > 0) args.insert(args.end(), {"--threads", std::to_string(s.threads)});
+  const Threads threads = RankThreads(s);
+  if (threads.count > 0) args.insert(args.end(), {"--threads", std::to_string(threads.count)});
   if (s.gpus_per_replica > 0) args.insert(args.end(), {"--device", "cuda"});
   return args;
 }
@@ -211,7 +243,7 @@ DesiredState Desired(const api::Job& job, PodAction action) {
   d.services.push_back(Service(job));
   if (job.spec.gang_enabled && action == PodAction::kRun) d.pod_groups.push_back(PodGroup(job));
   if (action != PodAction::kRun) return d;
-  for (int rank = 0; rank < job.spec.replicas; ++rank) d.pods.push_back(Pod(job, rank));
+  for (int index = 0; index < job.spec.replicas; ++index) d.pods.push_back(Pod(job, index));
   return d;
 }
 

@@ -3,16 +3,23 @@
 // get there. Everything desired carries the job's controller ownerReference and the labels
 // app.kubernetes.io/name=petname, petname.dev/job-name=<job>, petname.dev/rank=<i> (pods).
 //
-// For job J with N replicas in namespace NS:
+// For job J with N replicas of P = api::ProcessesPerPod processes each, in namespace NS:
 //  - headless Service J (clusterIP None, publishNotReadyAddresses) selecting J's pods;
-//  - pods J-rank-0 .. J-rank-(N-1), hostname J-rank-i, subdomain J, restartPolicy Never (the
-//    operator handles restarts), env MASTER_ADDR=J-rank-0.J.NS.svc, MASTER_PORT, WORLD_SIZE, RANK,
-//    LOCAL_RANK=0, their PET_* equivalents, PETNAME_JOB_NAME, PETNAME_NAMESPACE, the spec's env;
-//    args of `petname train` from spec.training/dataset/checkpoint/metrics; nvidia.com/gpu limits;
-//    checkpoint (claim or emptyDir) and dataset volumes; the metrics containerPort; label
-//    petname.dev/restart-generation=<status.restarts>, so pods of an earlier gang restart are
-//    never taken for current ones (Diff deletes them);
-//  - with scheduling.gang.enabled, the PodGroup (gang.h) and the pods' gang labels.
+//  - pods J-rank-0 .. J-rank-(N-1) (pod i holds ranks i*P .. i*P+P-1 of a world of N*P),
+//    hostname J-rank-i, subdomain J, restartPolicy Never (the operator handles restarts);
+//    env MASTER_ADDR=J-rank-0.J.NS.svc, MASTER_PORT, WORLD_SIZE=N*P and, with P == 1, RANK=i and
+//    LOCAL_RANK=0, each with its PET_* copy; PET_NNODES=N, PET_NPROC_PER_NODE=P, PET_NODE_RANK=i
+//    (as Kubeflow's PyTorchJob sets them); OMP_NUM_THREADS when RankThreads derives the threads
+//    from resources.cpu; PETNAME_JOB_NAME, PETNAME_NAMESPACE, PETNAME_BACKEND; then the spec's
+//    env. With P > 1 there is no RANK or LOCAL_RANK: the container runs `petname train --nproc
+//    P`, whose launcher gives each process RANK=i*P+k and LOCAL_RANK=k (k = 0..P-1);
+//    args of `petname train` from TrainArgs; nvidia.com/gpu limit gpusPerReplica; checkpoint
+//    (claim or emptyDir) and dataset volumes; container ports metrics (metrics.port), metrics-k
+//    (metrics.port + k, local rank k's metrics) for k = 1..P-1 and rendezvous (masterPort);
+//    label petname.dev/restart-generation=<status.restarts>, so pods of an earlier gang restart
+//    are never taken for current ones (Diff deletes them);
+//  - with scheduling.gang.enabled, the PodGroup (gang.h; minMember counts pods) and the pods'
+//    gang labels.
 // Which pods exist is decided by ComputeStatus (job_status.h) as a PodAction.
 #pragma once
 
@@ -53,7 +60,19 @@ struct DesiredState {
 
 std::string PodName(const std::string& job, int rank);
 
-// The arguments after `petname train` for one rank.
+// Intra-op threads of each rank, as the operator passes them (`--threads count`, and
+// OMP_NUM_THREADS=count when from_cpu): training.threads when set; else, with resources.cpu set
+// and OMP_NUM_THREADS not in the spec's env, max(1, floor(cpu cores) / P) (from_cpu); else
+// count 0: nothing is passed and the trainer derives them from its CPU quota and affinity.
+struct Threads {
+  int count = 0;
+  bool from_cpu = false;
+};
+Threads RankThreads(const api::JobSpec& spec);
+
+// The arguments after `petname train` for one pod: `--nproc P` first when P > 1, then data,
+// hyper-parameters, checkpoint and metrics flags, `--resume`, `--threads` (RankThreads) and
+// `--device cuda` with GPUs.
 std::vector<std::string> TrainArgs(const api::JobSpec& spec);
 
 // The restart generation of a pod (its label; 0 when absent).

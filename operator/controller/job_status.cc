@@ -176,7 +176,7 @@ bool Decider::Deadline() {
 }
 
 void Decider::Restart(const RankFailure& f, int generation) {
-  const std::string what = Describe(f);
+  const std::string what = Describe(f, api::ProcessesPerPod(spec_));
   if (!Retryable(spec_.restart_policy, f)) {
     Finish(false, "RankFailed",
            what + " (not retried under restartPolicy " + spec_.restart_policy + ")");
@@ -388,6 +388,7 @@ Plan ComputeStatus(const api::Job& job, const std::vector<Json>& owned_pods, Pod
     status["restarts"] = 0;
   }
   status["observedGeneration"] = job.generation;
+  status["ranks"] = api::WorldSize(job.spec);
   if (!status.contains("startTime")) status["startTime"] = kube::FormatTime(now);
   if (!status["conditions"].is_array()) status["conditions"] = Json::array();
   Decider(job, group, now, &plan).Run(owned_pods);

@@ -8,11 +8,14 @@
 // Phases: Pending (ranks created, not all running), Running (all running or done), Restarting,
 // Succeeded, Failed (both final), Suspended. Only pods of the current restart generation
 // (label petname.dev/restart-generation == status.restarts) and not being deleted are counted.
+// status.active, ready, succeeded and failed count pods; status.ranks is the world size
+// (replicas x api::ProcessesPerPod), so a pod of P processes is one pod and P ranks.
 //
 //  - A failed rank (pod_failure.h) that the restart policy does not retry: Failed, reason
 //    RankFailed. A retryable one with status.restarts >= backoffLimit: Failed, reason
 //    BackoffLimitExceeded. Otherwise a gang restart: restarts+1, lastRestartTime=now, phase and
-//    condition Restarting (reason from the failure, message naming rank and exit code), all
+//    condition Restarting (reason from the failure, message naming the rank, or with several
+//    processes per pod the pod and its ranks, and the exit code), all
 //    rank pods deleted (kStop). Once none is left and restartBackoffSeconds * 2^(restarts-1)
 //    (capped at 300 s) has passed since lastRestartTime, the ranks are recreated (they always
 //    run with --resume) and the phase goes back to Pending.

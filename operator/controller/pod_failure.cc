@@ -71,9 +71,18 @@ bool Retryable(const std::string& restart_policy, const RankFailure& failure) {
   return failure.exit_code >= 128;
 }
 
-std::string Describe(const RankFailure& f) {
-  std::string out = "rank " + (f.rank >= 0 ? std::to_string(f.rank) : std::string("?")) + " (pod " +
-                    f.pod + ") failed";
+std::string Describe(const RankFailure& f, int processes_per_pod) {
+  const int p = processes_per_pod;
+  std::string out;
+  if (p <= 1) {
+    out = "rank " + (f.rank >= 0 ? std::to_string(f.rank) : std::string("?")) + " (pod " + f.pod +
+          ") failed";
+  } else if (f.rank >= 0) {
+    out = "pod " + f.pod + " (ranks " + std::to_string(f.rank * p) + ".." +
+          std::to_string(f.rank * p + p - 1) + ") failed";
+  } else {
+    out = "pod " + f.pod + " failed";
+  }
   if (f.exit_code >= 0) {
     out += ": exit code " + std::to_string(f.exit_code) + " (" + f.reason + ")";
   } else {

@@ -20,7 +20,8 @@
 namespace petname::controller {
 
 struct RankFailure {
-  int rank = -1;
+  int rank = -1;  // the pod's index (label petname.dev/rank); its ranks with P processes per pod
+                  // are rank*P .. rank*P+P-1
   std::string pod;
   int exit_code = -1;  // -1: no container terminated (eviction, node loss, admission error)
   std::string reason;  // CamelCase: OOMKilled, Error, Evicted, NodeLost, ... ("Failed" if none)
@@ -33,7 +34,8 @@ bool PodFailed(const nlohmann::json& pod, RankFailure* out);
 
 bool Retryable(const std::string& restart_policy, const RankFailure& failure);
 
-// "rank 1 (pod rex-rank-1) failed: exit code 137 (OOMKilled): message" (parts absent when unknown).
-std::string Describe(const RankFailure& failure);
+// With one process per pod: "rank 1 (pod rex-rank-1) failed: exit code 137 (OOMKilled): message";
+// with P > 1: "pod rex-rank-1 (ranks 2..3) failed: ..." (parts absent when unknown).
+std::string Describe(const RankFailure& failure, int processes_per_pod);
 
 }  // namespace petname::controller

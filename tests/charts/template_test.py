@@ -8,6 +8,7 @@ Prints one `ok -`/`not ok -` line per check and `N passed, N failed` last; exit 
 """
 import json
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -184,9 +185,47 @@ def test_monitoring():
     check("dashboard.enabled=false drops the ConfigMap", "ConfigMap" not in kinds(objs))
 
 
+def test_pod_monitor():
+    objs = render("podMonitor.enabled=true", "podMonitor.labels.release=kps")
+    pm = objs.get(("PodMonitor", "rel-petname-operator-ranks"))
+    check("podMonitor.enabled: a PodMonitor for the rank pods", pm is not None, str(kinds(objs)))
+    if pm is None:
+        return
+    spec = pm["spec"]
+    check("PodMonitor selects the rank pods of every job, not the operator",
+          spec["selector"] == {"matchLabels": {"app.kubernetes.io/name": "petname"},
+                               "matchExpressions": [{"key": "petname.dev/job-name",
+                                                     "operator": "Exists"}]}, str(spec["selector"]))
+    check("PodMonitor: jobs in all namespaces with scope cluster",
+          spec["namespaceSelector"] == {"any": True}, str(spec["namespaceSelector"]))
+    check("PodMonitor carries the extra label", pm["metadata"]["labels"]["release"] == "kps")
+    endpoints = spec["podMetricsEndpoints"]
+    ep = endpoints[0]
+    check("PodMonitor: one endpoint, /metrics, honorLabels, no port (every container port)",
+          len(endpoints) == 1 and ep["path"] == "/metrics" and ep["honorLabels"] is True
+          and not {"port", "portNumber", "targetPort"} & set(ep), json.dumps(ep))
+    keep = [r for r in ep.get("relabelings", []) if r.get("action") == "keep"
+            and r.get("sourceLabels") == ["__meta_kubernetes_pod_container_port_name"]]
+    # Prometheus anchors relabeling regexes: a full match keeps the target.
+    kept = {name for name in ["metrics", "metrics-1", "metrics-63", "rendezvous", "metrics-",
+                              "metricsx", "http-metrics"]
+            if keep and re.fullmatch(keep[0]["regex"], name)}
+    check("PodMonitor keeps the ports metrics and metrics-<k> only",
+          len(keep) == 1 and kept == {"metrics", "metrics-1", "metrics-63"}, str(kept))
+    objs = render("podMonitor.enabled=true", "scope=namespace", "watchNamespace=team-a")
+    check("PodMonitor with scope namespace: the watched namespace",
+          objs[("PodMonitor", "rel-petname-operator-ranks")]["spec"]["namespaceSelector"]
+          == {"matchNames": ["team-a"]})
+    objs = render("podMonitor.enabled=true", "podMonitor.namespaces={ml,research}")
+    check("PodMonitor with podMonitor.namespaces: those",
+          objs[("PodMonitor", "rel-petname-operator-ranks")]["spec"]["namespaceSelector"]
+          == {"matchNames": ["ml", "research"]})
+
+
 def test_schema_rejects():
     for bad in ["scope=everywhere", "replicas=-1", "operator.logLevel=loud", "operator.workers=0",
-                "image.pullPolicy=Sometimes", "unknownKey=1", "serviceMonitor.interval=soon"]:
+                "image.pullPolicy=Sometimes", "unknownKey=1", "serviceMonitor.interval=soon",
+                "podMonitor.interval=soon"]:
         r = helm("template", "rel", str(CHART), "--set", bad)
         check(f"schema rejects {bad}", r.returncode != 0 and "rel" not in r.stdout, r.stdout[:200])
 
@@ -200,7 +239,7 @@ def test_service_account_off():
 
 
 for test in [test_lint_and_crds, test_defaults, test_namespace_scope, test_leader_election,
-             test_monitoring, test_schema_rejects, test_service_account_off]:
+             test_monitoring, test_pod_monitor, test_schema_rejects, test_service_account_off]:
     try:
         test()
     except Exception as e:  # a rendering failure is one failed check, not a crash

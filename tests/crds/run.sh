@@ -56,12 +56,14 @@ trap cleanup EXIT
 check "apply CRD" k apply -f "$CRD"
 check "CRD Established" k wait --for=condition=Established --timeout=60s crd/petnametrainingjobs.petname.dev
 check "CRD NamesAccepted" k wait --for=condition=NamesAccepted --timeout=60s crd/petnametrainingjobs.petname.dev
+# explain_ok: the descriptions, read with kubectl's line wrapping undone
 explain_ok() {
   k explain pntj.spec.training >"$TMP/explain" 2>&1 &&
-    grep -q 'Hyper-parameters of the training run' "$TMP/explain" &&
-    grep -q 'batchSizePerReplica' "$TMP/explain" &&
-    grep -q 'Mini-batch size of each rank' "$TMP/explain" &&
-    grep -q 'Defaults to 4096' "$TMP/explain"
+    tr -s '[:space:]' ' ' <"$TMP/explain" >"$TMP/explain.flat" &&
+    grep -q 'Hyper-parameters of the training run' "$TMP/explain.flat" &&
+    grep -q 'batchSizePerReplica' "$TMP/explain.flat" &&
+    grep -q 'Mini-batch size of each rank' "$TMP/explain.flat" &&
+    grep -q 'Defaults to 4096' "$TMP/explain.flat"
 }
 if retry 60 explain_ok; then pass "kubectl explain pntj.spec.training shows descriptions"; else
   fail "kubectl explain pntj.spec.training shows descriptions" "$(cat "$TMP/explain")"; fi
@@ -69,6 +71,10 @@ if retry 60 explain_ok; then pass "kubectl explain pntj.spec.training shows desc
 out=$(k explain pntj.spec.runPolicy.restartPolicy 2>&1 || true)
 if grep -q 'restarts only on retryable exit codes' <<<"$out"; then
   pass "kubectl explain of a nested field"; else fail "kubectl explain of a nested field" "$out"; fi
+out=$(k explain pntj.spec.resources.processesPerReplica 2>&1 || true)
+if grep -q "like torchrun's --nproc-per-node" <<<"$out"; then
+  pass "kubectl explain pntj.spec.resources.processesPerReplica"; else
+  fail "kubectl explain pntj.spec.resources.processesPerReplica" "$out"; fi
 
 check "create namespace $NS" k create namespace "$NS"
 
@@ -141,7 +147,7 @@ if [[ $(k get pntj pruned -n "$NS" -o 'jsonpath={.spec}' 2>&1) != *notAField* ]]
   fail "unknown field pruned from storage"; fi
 
 # ---- status subresource and printer columns ----------------------------------------------------
-status='{"status":{"phase":"Running","active":2,"ready":2,"restarts":1,"progress":{"epoch":3,"epochs":10,"trainLoss":1.61},
+status='{"status":{"phase":"Running","active":2,"ready":2,"ranks":4,"restarts":1,"progress":{"epoch":3,"epochs":10,"trainLoss":1.61},
   "conditions":[{"type":"Running","status":"True","reason":"AllRanksRunning","lastTransitionTime":"2024-01-01T00:00:00Z"}]}}'
 check "patch status through the status subresource" \
   k patch pntj cpu-job -n "$NS" --subresource=status --type=merge -p "$status"
@@ -152,6 +158,10 @@ out=$(k get pntj -n "$NS" 2>&1 || true)
 header=$(head -n 1 <<<"$out" | tr -s ' ')
 if [[ $header == "NAME PHASE REPLICAS READY EPOCH LOSS RESTARTS AGE" ]]; then pass "printer column headers"; else
   fail "printer column headers" "$header"; fi
+out=$(k get pntj cpu-job -n "$NS" -o wide 2>&1 || true)
+if [[ $(head -n 1 <<<"$out" | tr -s ' ') == "NAME PHASE REPLICAS READY EPOCH LOSS RESTARTS AGE RANKS" ]] &&
+  [[ $(tail -n 1 <<<"$out" | awk '{print $NF}') == 4 ]]; then pass "printer column Ranks with -o wide"; else
+  fail "printer column Ranks with -o wide" "$out"; fi
 gen=$(k get pntj cpu-job -n "$NS" -o 'jsonpath={.metadata.generation}')
 k patch pntj cpu-job -n "$NS" --type=merge -p '{"status":{"phase":"Failed"}}' >/dev/null 2>&1 || true
 if [[ $(k get pntj cpu-job -n "$NS" -o 'jsonpath={.status.phase}') == Running ]]; then

@@ -14,6 +14,10 @@
 #   3. the operator pod is deleted (grace 0) mid-training: the Deployment brings a new one, the
 #      rank pods are the same ones (no duplicates, no restart), the job Succeeds.
 #   4. a job is deleted: its pods and Service are garbage-collected.
+#   5. a job of 2 pods x 2 processes (processesPerReplica: 2, tests/e2e/procs_scenario.sh): each pod
+#      runs 2 rank processes, the 4 ranks rendezvous (world size 4 in the checkpoint), Prometheus
+#      scraped the 4 local ranks' metrics ports; one local rank process of pod 1 is killed: the
+#      gang restarts, resumes from the checkpoint and Succeeds.
 #
 #   tests/e2e/e2e_test.sh BIN_DIR CSV      (BIN_DIR holds petname and petname-operator)
 #
@@ -137,7 +141,7 @@ report() {
     echo "| scenario | seconds |"
     echo "|---|---|"
     local s
-    for s in node-up 1-install-train 2-kill-rank 3-kill-operator 4-delete; do
+    for s in node-up 1-install-train 2-kill-rank 3-kill-operator 4-delete 5-processes; do
       echo "| $s | ${SCENARIO_SECONDS[$s]:-not run} |"
     done
     echo
@@ -190,7 +194,8 @@ spec:
   resources: {requests: {storage: 1Gi}}
 YAML
 }
-# create_job JOB: 2 ranks, 1 thread each, checkpoint every epoch (all kept) on JOB-ckpt
+# create_job JOB [SPEC_LINE]: 2 pods of one rank (unless SPEC_LINE, e.g. "  resources: {...}",
+# says otherwise), 1 thread each, checkpoint every epoch (all kept) on JOB-ckpt
 create_job() {
   storage "$1"
   kn apply -f - >/dev/null <<YAML
@@ -208,6 +213,7 @@ spec:
   training: {epochs: $EPOCHS, batchSizePerReplica: $BATCH, threads: 1}
   checkpoint: {claimName: $1-ckpt, everyEpochs: 1, keep: 1000}
   runPolicy: {restartBackoffSeconds: 1, backoffLimit: 2}
+${2:-}
 YAML
 }
 # train_until_checkpoint JOB: creates JOB and waits for its first checkpoint (world size 2: both
@@ -233,6 +239,20 @@ save_logs() { # JOB: both ranks' logs into WORK/logs/JOB-rank-N.log
   local r
   for r in 0 1; do kn logs "$1-rank-$r" >"$WORK/logs/$1-rank-$r.log" 2>&1 || true; done
 }
+# check_resumed_after_restart JOB AT: after one gang restart (status.restarts 1, pods of restart
+# generation 1) rank 0 resumed from the checkpoint of an epoch >= AT and >= 1 (saved logs);
+# sets RESUMED to that epoch
+check_resumed_after_restart() {
+  check "status.restarts = 1" test "$(job_field "$1" '{.status.restarts}')" = 1
+  check "the new rank pods are restart generation 1" test \
+    "$(kn get pod "$1-rank-0" -o jsonpath='{.metadata.labels.petname\.dev/restart-generation}')" = 1
+  RESUMED=$(sed -n 's/.*resuming from .*(epoch \([0-9]*\).*/\1/p' "$WORK/logs/$1-rank-0.log" | head -n 1)
+  if [[ -n $RESUMED ]] && ((RESUMED >= 1 && RESUMED >= $2)); then
+    ok "rank 0 resumed from the checkpoint of epoch $RESUMED (not from zero)"
+  else
+    not_ok "rank 0 resumed from the last checkpoint (log says: '${RESUMED:-no resume}', killed after $2)"
+  fi
+}
 operator_pods() { # names of the operator pods that are not being deleted
   k -n "$OP_NS" get pods -l app.kubernetes.io/name=petname-operator -o json |
     jq -r '.items[] | select(.metadata.deletionTimestamp == null) | .metadata.name'
@@ -246,50 +266,10 @@ operator_ready() { # [NOT_NAME]: one operator pod other than NOT_NAME is Ready
   return 1
 }
 
-# ---- Prometheus on the host, scraping every rank pod's metrics port at its pod IP --------------
-# Debian's prometheus is built without kubernetes_sd_configs, so the targets come from the API
-# (pods of the job, their IPs and `metrics` container ports) into a file_sd file, as a Kubernetes
-# service discovery would list them.
-prometheus_start() {
-  local port
-  port=$(free_port)
-  PROM=http://127.0.0.1:$port
-  mkdir -p "$WORK/targets"
-  cat >"$WORK/prometheus.yml" <<EOF
-global: {scrape_interval: 1s, scrape_timeout: 1s}
-scrape_configs:
-  - job_name: petname-ranks
-    file_sd_configs: [{files: ['$WORK/targets/*.json'], refresh_interval: 1s}]
-EOF
-  check "prometheus config" promtool check config "$WORK/prometheus.yml"
-  # (dies with this script, also on SIGKILL, e.g. a ctest timeout; the cluster has its watchdog)
-  setpriv --pdeathsig KILL -- prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
-    --web.listen-address="127.0.0.1:$port" >"$WORK/prometheus.log" 2>&1 &
-  PIDS+=($!)
-}
-# publish_targets JOB: the job's rank pods (IP and metrics port) as Prometheus file_sd targets
-publish_targets() {
-  kn get pods -l "petname.dev/job-name=$1" -o json | jq '[.items[] | select(.status.podIP != null) | {
-      targets: ["\(.status.podIP):\(.spec.containers[0].ports[] | select(.name == "metrics") | .containerPort)"],
-      labels: {pntj: .metadata.labels["petname.dev/job-name"], rank: .metadata.labels["petname.dev/rank"],
-               pod: .metadata.name}}]' >"$WORK/targets/.$1.tmp" &&
-    [[ $(jq length "$WORK/targets/.$1.tmp") == 2 ]] && mv -f "$WORK/targets/.$1.tmp" "$WORK/targets/$1.json"
-}
-# promql QUERY: the result vector as "labels value" lines
-promql() {
-  curl -fsS --max-time 5 "$PROM/api/v1/query" --data-urlencode "query=$1" |
-    python3 -c 'import json,sys
-for r in json.load(sys.stdin)["data"]["result"]: print(json.dumps(r["metric"], sort_keys=True), r["value"][1])'
-}
-# scraped_both JOB: each rank was up (1) at some point, scraped at a pod-network IP
-scraped_both() {
-  local out
-  out=$(promql "max_over_time(up{job=\"petname-ranks\",pntj=\"$1\"}[15m])")
-  echo "$out"
-  [[ $(grep -c '"rank": "[01]".* 1$' <<<"$out") == 2 ]] &&
-    [[ $(grep -c "\"instance\": \"${PETNAME_POD_CIDR%.*}\." <<<"$out") == 2 ]] &&
-    [[ $(promql "count(max_over_time(petname_epoch{pntj=\"$1\"}[15m]))") == *" 2" ]]
-}
+# shellcheck source-path=SCRIPTDIR source=prometheus.sh
+source "$ROOT/tests/e2e/prometheus.sh"
+# shellcheck source-path=SCRIPTDIR source=procs_scenario.sh
+source "$ROOT/tests/e2e/procs_scenario.sh"
 
 # ---- scenario 1: helm install, a 2-rank job to Succeeded ---------------------------------------
 scenario_1() {
@@ -306,7 +286,7 @@ scenario_1() {
   prometheus_start
   create_job "$job"
   step "rank pods Running" 120 both_running "$job" || return 1
-  check "Prometheus targets: the 2 rank pods' IPs" publish_targets "$job"
+  check "Prometheus targets: the 2 rank pods' IPs" publish_targets "$job" 2
   local progress=0 deadline=$((SECONDS + 240)) phase=""
   local epoch
   while ((SECONDS < deadline)); do
@@ -325,7 +305,7 @@ scenario_1() {
   check "checkpoints of every epoch on the volume" final_checkpoint "$job"
   generate() { "$BIN_DIR/petname" generate --checkpoint "$WORK/ckpt/$1" --count 5 --seed 7 | tee "$WORK/names.txt" && (($(grep -c '[A-Za-z]' "$WORK/names.txt") == 5)); }
   check "petname generate prints names from the checkpoint" generate "$job"
-  check "Prometheus on the host scraped both ranks through pod IPs" eventually 30 scraped_both "$job"
+  check "Prometheus on the host scraped both ranks through pod IPs" eventually 30 scraped_all "$job" 2
 }
 
 # ---- scenario 2: kill rank 1's container mid-training -----------------------------------------
@@ -344,16 +324,8 @@ scenario_2() {
   step "job Succeeded after the gang restart" 300 phase_is "$job" Succeeded || { save_logs "$job"; return 1; }
   SCENARIO_SECONDS[2-kill-rank]=$((SECONDS - t0))
   save_logs "$job"
-  check "status.restarts = 1" test "$(job_field "$job" '{.status.restarts}')" = 1
-  check "the new rank pods are restart generation 1" test \
-    "$(kn get pod "$job-rank-0" -o jsonpath='{.metadata.labels.petname\.dev/restart-generation}')" = 1
-  local resumed
-  resumed=$(sed -n 's/.*resuming from .*(epoch \([0-9]*\).*/\1/p' "$WORK/logs/$job-rank-0.log" | head -n 1)
-  if [[ -n $resumed ]] && ((resumed >= 1 && resumed >= at)); then
-    ok "rank 0 resumed from the checkpoint of epoch $resumed (not from zero)"
-  else
-    not_ok "rank 0 resumed from the last checkpoint (log says: '${resumed:-no resume}', killed after $at)"
-  fi
+  check_resumed_after_restart "$job" "$at"
+  local resumed=$RESUMED
   # The epoch counter continues: after the resume, epochs resumed+1 .. EPOCHS were trained, once each.
   continues() {
     local trained
@@ -419,6 +391,7 @@ if eventually 5 operator_ready; then
   scenario_2 || true
   scenario_3 || true
   scenario_4 || true
+  scenario_5 || true
 else
-  not_ok "scenarios 2-4: no Ready operator after scenario 1"
+  not_ok "scenarios 2-5: no Ready operator after scenario 1"
 fi

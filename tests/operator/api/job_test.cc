@@ -1,5 +1,7 @@
 #include "operator/api/job.h"
 
+#include <tuple>
+
 #include <gtest/gtest.h>
 
 namespace petname::api {
@@ -78,6 +80,26 @@ TEST(JobTest, ReadsEveryGroup) {
   EXPECT_EQ(sp.labels.at("team"), "pets");
 }
 
+TEST(JobTest, ProcessesPerPodAndWorldSize) {
+  // {resources, replicas} -> processes per pod
+  const std::tuple<const char*, int, int> cases[] = {
+      {R"({})", 3, 1},
+      {R"({"gpusPerReplica": 4})", 2, 4},
+      {R"({"processesPerReplica": 2})", 2, 2},
+      {R"({"processesPerReplica": 8, "cpu": "1500m"})", 1, 8},
+      {R"({"processesPerReplica": 4, "gpusPerReplica": 4})", 3, 4},
+  };
+  for (const auto& [resources, replicas, procs] : cases) {
+    Json obj = Minimal();
+    obj["spec"]["replicas"] = replicas;
+    obj["spec"]["resources"] = Json::parse(resources);
+    Job job;
+    ASSERT_TRUE(JobFromJson(obj, &job).ok()) << resources;
+    EXPECT_EQ(ProcessesPerPod(job.spec), procs) << resources;
+    EXPECT_EQ(WorldSize(job.spec), replicas * procs) << resources;
+  }
+}
+
 TEST(JobTest, RejectsWhatTheOperatorCannotActOn) {
   const std::pair<const char*, const char*> cases[] = {
       {R"({"replicas": 0})", "replicas"},
@@ -94,6 +116,11 @@ TEST(JobTest, RejectsWhatTheOperatorCannotActOn) {
       {R"({"runPolicy": {"restartPolicy": "Always"}})", "restartPolicy"},
       {R"({"runPolicy": {"cleanPodPolicy": "Some"}})", "cleanPodPolicy"},
       {R"({"scheduling": {"gang": {"scheduler": "kube-batch"}}})", "gang.scheduler"},
+      {R"({"resources": {"cpu": "2k"}})", "spec.resources.cpu must be a CPU quantity"},
+      {R"({"resources": {"processesPerReplica": 65}})", "processesPerReplica must be 1 to 64"},
+      {R"({"resources": {"processesPerReplica": -1}})", "processesPerReplica must be 1 to 64"},
+      {R"({"resources": {"processesPerReplica": 2, "gpusPerReplica": 4}})",
+       "processesPerReplica must equal gpusPerReplica"},
   };
   for (const auto& [patch, want] : cases) {
     Json obj = Minimal();

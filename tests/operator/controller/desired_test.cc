@@ -18,6 +18,27 @@ std::string EnvValue(const Json& pod, const std::string& name) {
   return "<unset>";
 }
 
+std::vector<std::string> Args(const Json& pod) { return pod["spec"]["containers"][0]["args"]; }
+
+// The value after `flag` in the pod's args.
+std::string Flag(const Json& pod, const std::string& flag) {
+  const std::vector<std::string> args = Args(pod);
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == flag) return args[i + 1];
+  }
+  return "<missing>";
+}
+
+// "name=port" of each container port, in order.
+std::vector<std::string> Ports(const Json& pod) {
+  std::vector<std::string> out;
+  for (const Json& p : pod["spec"]["containers"][0]["ports"]) {
+    out.push_back(p["name"].get<std::string>() + "=" +
+                  std::to_string(p["containerPort"].get<int>()));
+  }
+  return out;
+}
+
 TEST(DesiredTest, OneHeadlessServiceAndOnePodPerRank) {
   DesiredState d = Desired(TestJob(3));
   ASSERT_EQ(d.services.size(), 1u);
@@ -46,6 +67,12 @@ TEST(DesiredTest, OneHeadlessServiceAndOnePodPerRank) {
     EXPECT_EQ(EnvValue(pod, "PET_RANK"), std::to_string(rank));
     EXPECT_EQ(EnvValue(pod, "LOCAL_RANK"), "0");
     EXPECT_EQ(EnvValue(pod, "PET_WORLD_SIZE"), "3");
+    EXPECT_EQ(EnvValue(pod, "PET_NNODES"), "3");
+    EXPECT_EQ(EnvValue(pod, "PET_NPROC_PER_NODE"), "1");
+    EXPECT_EQ(EnvValue(pod, "PET_NODE_RANK"), std::to_string(rank));
+    EXPECT_EQ(Args(pod)[0], "train");
+    EXPECT_EQ(Flag(pod, "--nproc"), "<missing>");
+    EXPECT_EQ(Ports(pod), (std::vector<std::string>{"metrics=9400", "rendezvous=29500"}));
     EXPECT_EQ(EnvValue(pod, "PETNAME_JOB_NAME"), "rex");
     EXPECT_EQ(EnvValue(pod, "PETNAME_NAMESPACE"), "ml");
   }
@@ -54,25 +81,90 @@ TEST(DesiredTest, OneHeadlessServiceAndOnePodPerRank) {
 
 TEST(DesiredTest, TrainingSettingsBecomeArgs) {
   api::Job job = TestJob(1, R"({"spec": {"training": {"epochs": 3, "learningRate": 0.5,
-    "batchSizePerReplica": 64}, "resources": {"gpusPerReplica": 2}, "metrics": {"port": 9100}}})");
+    "batchSizePerReplica": 64}, "resources": {"gpusPerReplica": 1}, "metrics": {"port": 9100}}})");
+  const Json pod = Desired(job).pods[0];
+  EXPECT_EQ(Args(pod)[0], "train");
+  EXPECT_EQ(Flag(pod, "--data"), "/data/pets.csv");
+  EXPECT_EQ(Flag(pod, "--epochs"), "3");
+  EXPECT_EQ(Flag(pod, "--lr"), "0.5");
+  EXPECT_EQ(Flag(pod, "--batch-size"), "64");
+  EXPECT_EQ(Flag(pod, "--metrics-port"), "9100");
+  EXPECT_EQ(Flag(pod, "--device"), "cuda");
+  EXPECT_EQ(Flag(pod, "--nproc"), "<missing>");
+  EXPECT_EQ(pod["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"], "1");
+  EXPECT_EQ(Ports(pod), (std::vector<std::string>{"metrics=9100", "rendezvous=29500"}));
+}
+
+TEST(DesiredTest, SeveralProcessesPerPod) {
+  api::Job job = TestJob(2, R"({"spec": {"resources": {"processesPerReplica": 3},
+    "training": {"batchSizePerReplica": 64}, "masterPort": 23456}})");
   const DesiredState d = Desired(job);
-  const Json& c = d.pods[0]["spec"]["containers"][0];
-  std::vector<std::string> args = c["args"];
-  auto after = [&](const std::string& flag) {
-    for (size_t i = 0; i + 1 < args.size(); ++i) {
-      if (args[i] == flag) return args[i + 1];
+  ASSERT_EQ(d.pods.size(), 2u);
+  for (int index = 0; index < 2; ++index) {
+    const Json& pod = d.pods[index];
+    EXPECT_EQ(kube::Label(pod, "petname.dev/rank"), std::to_string(index));
+    const std::vector<std::string> args = Args(pod);
+    ASSERT_GE(args.size(), 3u);
+    EXPECT_EQ((std::vector<std::string>{args[0], args[1], args[2]}),
+              (std::vector<std::string>{"train", "--nproc", "3"}));
+    EXPECT_EQ(Flag(pod, "--batch-size"), "64");  // per process
+    EXPECT_EQ(Flag(pod, "--device"), "<missing>");
+    for (const char* name : {"MASTER_ADDR", "PET_MASTER_ADDR"}) {
+      EXPECT_EQ(EnvValue(pod, name), "rex-rank-0.rex.ml.svc");
     }
-    return std::string("<missing>");
+    for (const char* name : {"MASTER_PORT", "PET_MASTER_PORT"})
+      EXPECT_EQ(EnvValue(pod, name), "23456");
+    for (const char* name : {"WORLD_SIZE", "PET_WORLD_SIZE"}) EXPECT_EQ(EnvValue(pod, name), "6");
+    EXPECT_EQ(EnvValue(pod, "PET_NNODES"), "2");
+    EXPECT_EQ(EnvValue(pod, "PET_NPROC_PER_NODE"), "3");
+    EXPECT_EQ(EnvValue(pod, "PET_NODE_RANK"), std::to_string(index));
+    for (const char* name : {"RANK", "LOCAL_RANK", "PET_RANK", "PET_LOCAL_RANK"}) {
+      EXPECT_EQ(EnvValue(pod, name), "<unset>") << name;  // the launcher sets them per process
+    }
+    EXPECT_EQ(Ports(pod), (std::vector<std::string>{"metrics=9400", "metrics-1=9401",
+                                                    "metrics-2=9402", "rendezvous=23456"}));
+    EXPECT_FALSE(pod["spec"]["containers"][0]["resources"].contains("limits"));
+  }
+}
+
+TEST(DesiredTest, OneProcessPerGpu) {
+  api::Job job = TestJob(3, R"({"spec": {"resources": {"gpusPerReplica": 4}}})");
+  const Json pod = Desired(job).pods[2];
+  EXPECT_EQ(Flag(pod, "--nproc"), "4");
+  EXPECT_EQ(Flag(pod, "--device"), "cuda");
+  EXPECT_EQ(pod["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"], "4");
+  EXPECT_EQ(EnvValue(pod, "WORLD_SIZE"), "12");
+  EXPECT_EQ(EnvValue(pod, "PET_NPROC_PER_NODE"), "4");
+  EXPECT_EQ(EnvValue(pod, "PET_NODE_RANK"), "2");
+  EXPECT_EQ(EnvValue(pod, "PETNAME_BACKEND"), "nccl");
+  EXPECT_EQ(Ports(pod).size(), 5u);  // metrics, metrics-1..3, rendezvous
+}
+
+TEST(DesiredTest, ThreadsFromTheSpecOrTheCpuLimit) {
+  struct Case {
+    const char* spec;
+    const char* threads;      // --threads, or "<missing>"
+    const char* omp_threads;  // OMP_NUM_THREADS, or "<unset>"
   };
-  EXPECT_EQ(args[0], "train");
-  EXPECT_EQ(after("--data"), "/data/pets.csv");
-  EXPECT_EQ(after("--epochs"), "3");
-  EXPECT_EQ(after("--lr"), "0.5");
-  EXPECT_EQ(after("--batch-size"), "64");
-  EXPECT_EQ(after("--metrics-port"), "9100");
-  EXPECT_EQ(after("--device"), "cuda");
-  EXPECT_EQ(c["resources"]["limits"]["nvidia.com/gpu"], "2");
-  EXPECT_EQ(c["ports"][0]["containerPort"], 9100);
+  const Case cases[] = {
+      {R"({})", "<missing>", "<unset>"},
+      {R"({"training": {"threads": 3}})", "3", "<unset>"},
+      {R"({"training": {"threads": 3}, "resources": {"cpu": 8}})", "3", "<unset>"},
+      {R"({"resources": {"cpu": 4}})", "4", "4"},
+      {R"({"resources": {"cpu": "4", "processesPerReplica": 2}})", "2", "2"},
+      {R"({"resources": {"cpu": "7", "processesPerReplica": 2}})", "3", "3"},
+      {R"({"resources": {"cpu": "1500m"}})", "1", "1"},
+      {R"({"resources": {"cpu": "500m"}})", "1", "1"},
+      {R"({"resources": {"cpu": "2", "processesPerReplica": 4}})", "1", "1"},
+      {R"({"resources": {"cpu": "2e1", "gpusPerReplica": 4}})", "5", "5"},
+      {R"({"resources": {"cpu": 4}, "env": [{"name": "OMP_NUM_THREADS", "value": "2"}]})",
+       "<missing>", "2"},
+  };
+  for (const Case& c : cases) {
+    const Json pod = Desired(TestJob(1, std::string(R"({"spec": )") + c.spec + "}")).pods[0];
+    EXPECT_EQ(Flag(pod, "--threads"), c.threads) << c.spec;
+    EXPECT_EQ(EnvValue(pod, "OMP_NUM_THREADS"), c.omp_threads) << c.spec;
+  }
 }
 
 TEST(DesiredTest, VolumesForCheckpointAndDataset) {
@@ -100,7 +192,7 @@ TEST(DesiredTest, PodsCarryTheRestartGenerationAndResume) {
   api::Job job = TestJob(1, R"({"status": {"restarts": 2}})");
   const Json pod = Desired(job).pods[0];
   EXPECT_EQ(kube::Label(pod, "petname.dev/restart-generation"), "2");
-  std::vector<std::string> args = pod["spec"]["containers"][0]["args"];
+  const std::vector<std::string> args = Args(pod);
   EXPECT_NE(std::find(args.begin(), args.end(), "--resume"), args.end());
 }
 
@@ -120,6 +212,9 @@ TEST(DesiredTest, GangSchedulingCoscheduling) {
   EXPECT_EQ(PodGroupsPath(job.spec, "ml"),
             "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/ml/podgroups");
   EXPECT_TRUE(Desired(job, PodAction::kStop).pod_groups.empty());
+  api::Job procs = TestJob(3, R"({"spec": {"resources": {"processesPerReplica": 4},
+    "scheduling": {"gang": {"enabled": true}}}})");
+  EXPECT_EQ(Desired(procs).pod_groups[0]["spec"]["minMember"], 3);  // pods, not ranks
 }
 
 TEST(DesiredTest, GangSchedulingVolcano) {

@@ -113,6 +113,28 @@ TEST(JobStatusTest, NeverFailsTheJobForGood) {
   EXPECT_EQ(job.status["completionTime"], kube::FormatTime(kT0));
 }
 
+TEST(JobStatusTest, CountsPodsAndRanks) {
+  api::Job job = TestJob(2, R"({"spec": {"resources": {"processesPerReplica": 4}}})");
+  Plan p = Step(&job, Pods({"Running", "Running"}), kT0);
+  EXPECT_EQ(p.status["phase"], "Running");
+  EXPECT_EQ(p.status["active"], 2);  // pods
+  EXPECT_EQ(p.status["ready"], 2);
+  EXPECT_EQ(p.status["ranks"], 8);  // world size
+  api::Job one = TestJob(3);
+  EXPECT_EQ(Step(&one, {}, kT0).status["ranks"], 3);
+}
+
+TEST(JobStatusTest, AFailedPodOfSeveralProcessesNamesItsRanks) {
+  api::Job job = TestJob(3, R"({"spec": {"resources": {"processesPerReplica": 2}}})");
+  std::vector<Json> pods = Pods({"Running", "Running", "Running"});
+  Terminate(&pods, 1, 3, "Error");
+  Step(&job, pods, kT0);
+  EXPECT_EQ(job.status["phase"], "Restarting");
+  const std::string message = CondMessage(job.status, "Restarting");
+  EXPECT_EQ(message.rfind("pod rex-rank-1 (ranks 2..3) failed: exit code 3 (Error)", 0), 0u)
+      << message;
+}
+
 struct PolicyRow {
   const char* policy;
   int exit_code;           // -1: no container status

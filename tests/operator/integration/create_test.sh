@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creating a job yields exactly N pods + 1 Service with the right env, labels, owner references
-# and volumes.
+# and volumes; a job of several processes per pod gets `--nproc`, the node variables, a metrics
+# port per local rank and threads from its CPU limit; status.ranks is the world size.
 source "$(dirname "$0")/lib.sh"
 
 start_operator
@@ -28,6 +29,9 @@ for rank in 0 1 2 3; do
   check RANK "$(env_of RANK)" "$rank"
   check LOCAL_RANK "$(env_of LOCAL_RANK)" 0
   check PET_RANK "$(env_of PET_RANK)" "$rank"
+  check PET_NNODES "$(env_of PET_NNODES)" 4
+  check PET_NPROC_PER_NODE "$(env_of PET_NPROC_PER_NODE)" 1
+  check PET_NODE_RANK "$(env_of PET_NODE_RANK)" "$rank"
   check PET_MASTER_ADDR "$(env_of PET_MASTER_ADDR)" "rex-rank-0.rex.$NS.svc"
   check PETNAME_JOB_NAME "$(env_of PETNAME_JOB_NAME)" rex
   check PETNAME_NAMESPACE "$(env_of PETNAME_NAMESPACE)" "$NS"
@@ -56,12 +60,30 @@ svc=$(k get service rex -o json)
 [[ $(jq -r '.metadata.ownerReferences[0].uid' <<<"$svc") == "$uid" ]] || fail "service owner"
 [[ $(jq -r '.spec.selector["petname.dev/job-name"]' <<<"$svc") == rex ]] || fail "service selector"
 
-# A GPU job: nvidia.com/gpu limits and --device cuda.
+# A GPU job: nvidia.com/gpu limits, --device cuda and one process per GPU.
 create_job gpu 1 '  resources: {gpusPerReplica: 2}'
 wait_until "pod of gpu" 30 has_pods gpu 1
 pod=$(k get pod gpu-rank-0 -o json)
 [[ $(jq -r '.spec.containers[0].resources.limits["nvidia.com/gpu"]' <<<"$pod") == 2 ]] || fail "gpu limit"
-[[ $(jq -r '.spec.containers[0].args | join(" ")' <<<"$pod") == *"--device cuda"* ]] || fail "--device cuda"
+[[ $(jq -r '.spec.containers[0].args | join(" ")' <<<"$pod") == "train --nproc 2 "*" --device cuda" ]] ||
+  fail "--nproc 2 ... --device cuda"
 wait_until "status Pending" 20 phase_is rex Pending
+wait_until "status.ranks of rex" 20 test "$(job_field rex '{.status.ranks}')" = 4
+
+# Two processes per pod on 3 CPUs: ranks 2i and 2i+1 in pod i, one thread each.
+create_job procs 2 '  resources: {processesPerReplica: 2, cpu: "3"}'
+wait_until "2 pods of procs" 30 has_pods procs 2
+for i in 0 1; do
+  pod=$(k get pod "procs-rank-$i" -o json)
+  got=$(jq -r '[.spec.containers[0].env[] | select(.name | test("RANK|WORLD_SIZE|^PET_N|OMP_")) |
+    "\(.name)=\(.value)"] | join(" ")' <<<"$pod")
+  want="WORLD_SIZE=4 PET_WORLD_SIZE=4 PET_NNODES=2 PET_NPROC_PER_NODE=2 PET_NODE_RANK=$i OMP_NUM_THREADS=1"
+  [[ $got == "$want" ]] || fail "procs-rank-$i env '$got', want '$want' (no RANK, no LOCAL_RANK)"
+  args=$(jq -r '.spec.containers[0].args | join(" ")' <<<"$pod")
+  [[ $args == "train --nproc 2 "*" --threads 1" ]] || fail "procs-rank-$i args '$args'"
+  ports=$(jq -r '[.spec.containers[0].ports[] | "\(.name)=\(.containerPort)"] | join(" ")' <<<"$pod")
+  [[ $ports == "metrics=9400 metrics-1=9401 rendezvous=29500" ]] || fail "procs-rank-$i ports '$ports'"
+done
+wait_until "status.ranks of procs" 20 test "$(job_field procs '{.status.ranks}')" = 4
 stop_operator
 log PASS

@@ -1,0 +1,22 @@
+// Kubernetes CPU quantities (resources.cpu) read as whole cores.
+//
+// Accepted: a JSON integer >= 0, or a string in the CRD's cpu pattern: a decimal number
+// ("2", "0.5", ".5", "2.") with at most one suffix, "m" (thousandths) or an exponent "e<N>" /
+// "E<N>" (times 10^N). The result is rounded down: "1500m" -> 1, "0.5" -> 0, "2e0" -> 2,
+// "25e-1" is refused (no sign in the exponent, as in the CRD). Values above kMaxWholeCpus read
+// as kMaxWholeCpus. Anything else (negative numbers, JSON floats, other suffixes, null) is not
+// a CPU quantity.
+#pragma once
+
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+namespace petname::api {
+
+inline constexpr int64_t kMaxWholeCpus = 1 << 20;
+
+// True and *cores = floor(quantity) when `quantity` is a CPU quantity; false otherwise.
+bool WholeCpus(const nlohmann::json& quantity, int64_t* cores);
+
+}  // namespace petname::api
