@@ -20,6 +20,25 @@ set(PETNAME_TORCH_WHEEL "" CACHE PATH "torch/ folder of an unpacked PyTorch whee
 set(PETNAME_CUDA_LIBS "" CACHE PATH "Folder with libcudart.so.13 and libcupti.so.13 (wheel builds)")
 set(PETNAME_CUDA_INCLUDES "" CACHE STRING "CUDA runtime and NCCL include folders (wheel CUDA builds)")
 
+# petname_torch_pch(TARGET...): the targets read <torch/torch.h> precompiled, made once for the
+# tree by petname_torch_pch (GCC keeps using the header itself for a source whose flags do not
+# match), instead of parsing its ~1,000 headers in every source. PETNAME_TORCH_PCH=OFF turns it
+# off (e.g. for clang-tidy, which cannot read GCC's .gch).
+option(PETNAME_TORCH_PCH "Precompile <torch/torch.h> once for the LibTorch targets" ON)
+function(petname_torch_pch)
+  if(NOT PETNAME_TORCH_PCH)
+    return()
+  endif()
+  if(NOT TARGET petname_torch_pch)
+    add_library(petname_torch_pch OBJECT ${PROJECT_SOURCE_DIR}/cmake/torch_pch.cc)
+    target_link_libraries(petname_torch_pch PRIVATE ${TORCH_LIBRARIES})
+    target_precompile_headers(petname_torch_pch PRIVATE <torch/torch.h>)
+  endif()
+  foreach(_target ${ARGN})
+    target_precompile_headers(${_target} REUSE_FROM petname_torch_pch)
+  endforeach()
+endfunction()
+
 function(petname_detect_gloo)
   find_path(PETNAME_GLOO_INCLUDE_DIR gloo/algorithm.h PATHS ${TORCH_INCLUDE_DIRS} NO_DEFAULT_PATH)
   if(PETNAME_GLOO_INCLUDE_DIR)
