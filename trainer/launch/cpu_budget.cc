@@ -4,9 +4,10 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <sstream>
+
+#include "common/file_util.h"
 
 namespace petname::launch {
 namespace {
@@ -56,11 +57,10 @@ std::string Unescape(const std::string& s) {
   return out;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return in ? text.str() : "";
+// The file's contents; empty when it cannot be read (no quota file means no quota).
+std::string Contents(const std::string& path) {
+  std::string text;
+  return ReadFile(path, &text).ok() ? text : "";
 }
 
 // The cgroup path of the cpu controller: v1 when a line names it, else the unified "0::" line.
@@ -164,16 +164,16 @@ void ReadCgroupQuota(const std::string& root, CpuBudget* budget) {
   budget->quota_cpus = 0;
   budget->quota_file.clear();
   const CpuCgroup cgroup =
-      FindCpuCgroup(ReadFile(root + "/proc/self/cgroup"), ReadFile(root + "/proc/self/mountinfo"));
+      FindCpuCgroup(Contents(root + "/proc/self/cgroup"), Contents(root + "/proc/self/mountinfo"));
   for (const std::string& dir : cgroup.dirs) {
     std::optional<double> quota;
     std::string file;
     if (cgroup.version == 2) {
       file = dir + "/cpu.max";
-      quota = ParseCpuMax(ReadFile(root + file));
+      quota = ParseCpuMax(Contents(root + file));
     } else {
       file = dir + "/cpu.cfs_quota_us";
-      quota = ParseCfsQuota(ReadFile(root + file), ReadFile(root + dir + "/cpu.cfs_period_us"));
+      quota = ParseCfsQuota(Contents(root + file), Contents(root + dir + "/cpu.cfs_period_us"));
     }
     if (quota && (budget->quota_cpus == 0 || *quota < budget->quota_cpus)) {
       budget->quota_cpus = *quota;

@@ -5,8 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
+#include "common/file_util.h"
 #include "tests/trainer/launch/subprocess.h"
 #include "trainer/launch/cpu_budget.h"
 
@@ -14,13 +14,6 @@ namespace petname::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // One epoch on 200 names, threads left to the default.
 std::vector<std::string> Args() {
@@ -63,8 +56,12 @@ TEST(ThreadsTest, BadOmpNumThreadsIsAUsageError) {
 class OneCpuCgroup {
  public:
   OneCpuCgroup() {
-    const launch::CpuCgroup own =
-        launch::FindCpuCgroup(Slurp("/proc/self/cgroup"), Slurp("/proc/self/mountinfo"));
+    std::string cgroups, mounts;
+    if (!ReadFile("/proc/self/cgroup", &cgroups).ok() ||
+        !ReadFile("/proc/self/mountinfo", &mounts).ok()) {
+      return;
+    }
+    const launch::CpuCgroup own = launch::FindCpuCgroup(cgroups, mounts);
     if (own.version != 1 || own.dirs.empty()) return;
     const fs::path dir = fs::path(own.dirs.front()) / ("petname-test-" + std::to_string(getpid()));
     std::error_code ec;
