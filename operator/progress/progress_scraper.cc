@@ -90,7 +90,7 @@ void ProgressScraper::ScrapeOnce() {
             : ProgressFromSample(sample, &prev->second.sample,
                                  std::chrono::duration<double>(now - prev->second.at).count());
     previous_[t.key] = {sample, now};
-    if (store_->Put(t.key, std::move(progress), kube::NowUnix())) sources_.enqueue(t.key);
+    if (store_->Put(t.key, progress, kube::NowUnix())) sources_.enqueue(t.key);
   }
 }
 

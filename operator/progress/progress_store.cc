@@ -11,7 +11,7 @@ bool ProgressStore::Put(const std::string& key, api::Progress progress, int64_t 
     if (old == progress) return false;
   }
   progress.update_time = now;
-  progress_[key] = std::move(progress);
+  progress_[key] = progress;
   return true;
 }
 
