@@ -2,19 +2,13 @@
 
 namespace petname::api {
 
-void SetCondition(nlohmann::json* conditions, const std::string& type, bool status,
-                  const std::string& reason, const std::string& message, const std::string& now) {
-  if (!conditions->is_array()) *conditions = nlohmann::json::array();
-  const std::string value = status ? "True" : "False";
-  nlohmann::json cond = {{"type", type},
-                         {"status", value},
-                         {"reason", reason},
-                         {"message", message},
-                         {"lastTransitionTime", now}};
-  for (nlohmann::json& c : *conditions) {
-    if (c.value("type", "") != type) continue;
-    if (c.value("status", "") == value && c.contains("lastTransitionTime")) {
-      cond["lastTransitionTime"] = c["lastTransitionTime"];
+void SetCondition(std::vector<Condition>* conditions, const std::string& type, bool status,
+                  const std::string& reason, const std::string& message, int64_t now) {
+  Condition cond{type, status, reason, message, now};
+  for (Condition& c : *conditions) {
+    if (c.type != type) continue;
+    if (c.status == status && c.last_transition_time != 0) {
+      cond.last_transition_time = c.last_transition_time;
     }
     c = std::move(cond);
     return;
@@ -22,12 +16,16 @@ void SetCondition(nlohmann::json* conditions, const std::string& type, bool stat
   conditions->push_back(std::move(cond));
 }
 
-nlohmann::json FindCondition(const nlohmann::json& conditions, const std::string& type) {
-  if (!conditions.is_array()) return nullptr;
-  for (const nlohmann::json& c : conditions) {
-    if (c.value("type", "") == type) return c;
+const Condition* FindCondition(const std::vector<Condition>& conditions, const std::string& type) {
+  for (const Condition& c : conditions) {
+    if (c.type == type) return &c;
   }
   return nullptr;
+}
+
+bool ConditionIs(const std::vector<Condition>& conditions, const std::string& type, bool status) {
+  const Condition* c = FindCondition(conditions, type);
+  return c != nullptr && c->status == status;
 }
 
 }  // namespace petname::api

@@ -1,10 +1,12 @@
-// Condition helpers for PetNameTrainingJob status.conditions (metav1.Condition shape: type,
-// status "True"/"False", reason, message, lastTransitionTime). Kubeflow-like types.
+// Condition types of PetNameTrainingJob status.conditions (Kubeflow-like) and helpers on the
+// typed list (job_status.h).
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
-#include <nlohmann/json.hpp>
+#include "operator/api/job_status.h"
 
 namespace petname::api {
 
@@ -19,12 +21,15 @@ inline constexpr char kPodsScheduled[] = "PodsScheduled";
 // False with reason GangSchedulingUnavailable when the gang scheduler's PodGroup API is absent.
 inline constexpr char kGangScheduling[] = "GangScheduling";
 
-// Sets condition `type` in the `conditions` array (created when null). lastTransitionTime
-// becomes `now` only when the condition is new or its status changes.
-void SetCondition(nlohmann::json* conditions, const std::string& type, bool status,
-                  const std::string& reason, const std::string& message, const std::string& now);
+// Sets condition `type` in `conditions` (appended when absent). Its lastTransitionTime becomes
+// `now` (Unix seconds) only when the condition is new or its status changes.
+void SetCondition(std::vector<Condition>* conditions, const std::string& type, bool status,
+                  const std::string& reason, const std::string& message, int64_t now);
 
-// The condition of `type`, or null when absent.
-nlohmann::json FindCondition(const nlohmann::json& conditions, const std::string& type);
+// The condition of `type`, or nullptr when absent.
+const Condition* FindCondition(const std::vector<Condition>& conditions, const std::string& type);
+
+// True when condition `type` is present with status `status`.
+bool ConditionIs(const std::vector<Condition>& conditions, const std::string& type, bool status);
 
 }  // namespace petname::api

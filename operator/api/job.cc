@@ -223,7 +223,7 @@ Status JobFromJson(const Json& obj, Job* out) {
   Status s = ReadSpec(*spec, &job.spec);
   if (!s.ok()) return Status::InvalidArgument("job " + job.name + ": " + s.message());
   auto status = obj.find("status");
-  if (status != obj.end() && status->is_object()) job.status = *status;
+  if (status != obj.end()) job.status = JobStatusFromJson(*status);
   job.object = obj;
   *out = std::move(job);
   return Status::Ok();

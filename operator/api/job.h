@@ -1,5 +1,5 @@
 // PetNameTrainingJob (petname.dev/v1alpha1): the spec the operator reads, with the CRD's
-// defaults applied, and the status it writes. The CRD (crds/) is the schema the API server
+// defaults applied, and its status (job_status.h). The CRD (crds/) is the schema the API server
 // enforces; FromJson re-applies its defaults so the operator also works on objects created
 // before a default existed, and rejects what it cannot act on.
 #pragma once
@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
+#include "operator/api/job_status.h"
 
 namespace petname::api {
 
@@ -91,15 +92,15 @@ struct JobSpec {
   std::map<std::string, std::string> annotations;
 };
 
-// The job object: identity plus parsed spec; `object` keeps the raw JSON (owner references and
-// status writes need it).
+// The job object: identity plus parsed spec and status; `object` keeps the raw JSON (owner
+// references and status writes need it).
 struct Job {
   std::string name;
   std::string ns;
   std::string uid;
   int64_t generation = 0;
   JobSpec spec;
-  Json status = Json::object();
+  JobStatus status;
   Json object;
 };
 

@@ -26,8 +26,8 @@ Controller::Controller(kube::RestClient* client, ControllerOptions options)
   ReconcileHooks hooks;
   hooks.progress = options_.progress;
   if (options_.metrics != nullptr) {
-    hooks.status_written = [m = options_.metrics](const api::Job& job, const nlohmann::json& old,
-                                                  const nlohmann::json& now) {
+    hooks.status_written = [m = options_.metrics](const api::Job& job, const api::JobStatus& old,
+                                                  const api::JobStatus& now) {
       m->ObserveStatusWrite(job.ns, old, now);
     };
   }
@@ -63,7 +63,7 @@ int64_t Controller::lists() const { return jobs_->lists() + pods_->lists() + ser
 std::map<std::string, int64_t> Controller::JobsByPhase() const {
   std::map<std::string, int64_t> phases;
   jobs_->List([&phases](const nlohmann::json& job) {
-    ++phases[kube::StringAt(job, "/status/phase")];
+    ++phases[api::PhaseName(api::JobStatusFromJson(job.value("status", nlohmann::json())).phase)];
     return false;
   });
   return phases;
@@ -81,7 +81,8 @@ std::set<std::string> Controller::JobKeys() const {
 std::vector<progress::Target> Controller::ProgressTargets() const {
   std::vector<progress::Target> targets;
   for (const nlohmann::json& job : jobs_->List([](const nlohmann::json& j) {
-         return kube::StringAt(j, "/status/phase") == "Running";
+         return api::JobStatusFromJson(j.value("status", nlohmann::json())).phase ==
+                api::JobPhase::kRunning;
        })) {
     const std::string ns = kube::Namespace(job), name = kube::Name(job), uid = kube::Uid(job);
     std::vector<nlohmann::json> rank0 = pods_->List([&](const nlohmann::json& p) {

@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "operator/api/pod.h"
 #include "operator/api/quantity.h"
 #include "operator/controller/gang.h"
 #include "operator/kube/object.h"
@@ -25,7 +26,7 @@ Json Labels(const api::Job& job, int rank) {
   labels[api::kJobNameLabel] = job.name;
   if (rank >= 0) {
     labels[api::kRankLabel] = std::to_string(rank);
-    labels[api::kRestartGenerationLabel] = std::to_string(job.status.value("restarts", 0));
+    labels[api::kRestartGenerationLabel] = std::to_string(job.status.restarts);
   }
   return labels;
 }
@@ -230,11 +231,7 @@ std::vector<std::string> TrainArgs(const api::JobSpec& s) {
 }
 
 int PodGeneration(const Json& pod) {
-  const std::string g = kube::Label(pod, api::kRestartGenerationLabel);
-  if (g.empty() || g.size() > 9 || g.find_first_not_of("0123456789") != std::string::npos) {
-    return 0;
-  }
-  return std::stoi(g);
+  return api::LabelNumber(kube::Label(pod, api::kRestartGenerationLabel), 0);
 }
 
 DesiredState Desired(const api::Job& job, PodAction action) {
@@ -251,7 +248,7 @@ Actions Diff(const api::Job& job, const DesiredState& desired, const Observed& o
   Actions out;
   for (const Json& s : desired.services) Place(job, s, observed.services, &out);
   for (const Json& g : desired.pod_groups) Place(job, g, observed.pod_groups, &out);
-  const int generation = job.status.value("restarts", 0);
+  const int generation = job.status.restarts;
   std::set<std::string> wanted;
   for (const Json& p : desired.pods) wanted.insert(kube::Name(p));
   std::set<std::string> stale;

@@ -4,13 +4,9 @@
 
 #include "operator/api/conditions.h"
 #include "operator/controller/pod_failure.h"
-#include "operator/kube/object.h"
-#include "operator/kube/time.h"
 
 namespace petname::controller {
 namespace {
-
-using Json = nlohmann::json;
 
 constexpr int64_t kMaxRestartDelaySeconds = 300;
 constexpr int64_t kGangRecheckSeconds = 30;
@@ -19,28 +15,15 @@ struct Counts {
   int pending = 0, running = 0, ready = 0, succeeded = 0, failed = 0;
 };
 
-bool HasCondition(const Json& pod, const std::string& type, const std::string& status,
-                  Json* found = nullptr) {
-  Json::json_pointer ptr("/status/conditions");
-  if (!pod.contains(ptr) || !pod.at(ptr).is_array()) return false;
-  for (const Json& c : pod.at(ptr)) {
-    if (c.value("type", "") != type) continue;
-    if (found != nullptr) *found = c;
-    return c.value("status", "") == status;
-  }
-  return false;
-}
-
-Counts Count(const std::vector<Json>& pods) {
+Counts Count(const std::vector<api::ObservedPod>& pods) {
   Counts c;
-  for (const Json& pod : pods) {
-    std::string phase = kube::StringAt(pod, "/status/phase");
-    if (phase == "Running") {
+  for (const api::ObservedPod& pod : pods) {
+    if (pod.phase == "Running") {
       ++c.running;
-      if (HasCondition(pod, "Ready", "True")) ++c.ready;
-    } else if (phase == "Succeeded") {
+      if (pod.ConditionTrue("Ready")) ++c.ready;
+    } else if (pod.phase == "Succeeded") {
       ++c.succeeded;
-    } else if (phase == "Failed") {
+    } else if (pod.phase == "Failed") {
       ++c.failed;
     } else {
       ++c.pending;
@@ -49,21 +32,21 @@ Counts Count(const std::vector<Json>& pods) {
   return c;
 }
 
-void SetCounts(const Counts& c, Json* status) {
-  (*status)["active"] = c.pending + c.running;
-  (*status)["ready"] = c.ready;
-  (*status)["succeeded"] = c.succeeded;
-  (*status)["failed"] = c.failed;
+void SetCounts(const Counts& c, api::JobStatus* status) {
+  status->active = c.pending + c.running;
+  status->ready = c.ready;
+  status->succeeded = c.succeeded;
+  status->failed = c.failed;
 }
 
-bool CondIs(const Json& status, const std::string& type, const std::string& value) {
-  Json c = api::FindCondition(status.value("conditions", Json()), type);
-  return c.is_object() && c.value("status", "") == value;
+std::string CondReason(const api::JobStatus& status, const std::string& type) {
+  const api::Condition* c = api::FindCondition(status.conditions, type);
+  return c != nullptr ? c->reason : "";
 }
 
-std::string CondField(const Json& status, const std::string& type, const char* field) {
-  Json c = api::FindCondition(status.value("conditions", Json()), type);
-  return c.is_object() ? c.value(field, "") : "";
+std::string CondMessage(const api::JobStatus& status, const std::string& type) {
+  const api::Condition* c = api::FindCondition(status.conditions, type);
+  return c != nullptr ? c->message : "";
 }
 
 // Keeps only letters and digits (a valid condition/event reason); "RankFailed" when empty.
@@ -83,16 +66,9 @@ std::string Reason(const std::string& raw) {
 class Decider {
  public:
   Decider(const api::Job& job, PodGroupState group, int64_t now, Plan* plan)
-      : job_(job),
-        spec_(job.spec),
-        group_(group),
-        now_(now),
-        now_s_(kube::FormatTime(now)),
-        plan_(plan),
-        status_(plan->status),
-        conds_(plan->status["conditions"]) {}
+      : job_(job), spec_(job.spec), group_(group), now_(now), plan_(plan), status_(plan->status) {}
 
-  void Run(const std::vector<Json>& owned);
+  void Run(const std::vector<api::ObservedPod>& owned);
 
  private:
   void Requeue(int64_t seconds) {
@@ -101,43 +77,46 @@ class Decider {
       plan_->requeue_after = seconds;
     }
   }
-  void SetPhase(const std::string& phase) { status_["phase"] = phase; }
+  void SetPhase(api::JobPhase phase) { status_.phase = phase; }
+  bool Has(const char* type) const { return api::FindCondition(status_.conditions, type); }
+  bool Is(const char* type, bool value) const {
+    return api::ConditionIs(status_.conditions, type, value);
+  }
   void Set(const char* type, bool value, const std::string& reason, const std::string& msg) {
-    api::SetCondition(&conds_, type, value, reason, msg, now_s_);
+    api::SetCondition(&status_.conditions, type, value, reason, msg, now_);
   }
   void SetIfPresent(const char* type, bool value, const std::string& reason,
                     const std::string& msg) {
-    if (api::FindCondition(conds_, type).is_object()) Set(type, value, reason, msg);
+    if (Has(type)) Set(type, value, reason, msg);
   }
   void Finish(bool ok, const std::string& reason, const std::string& message);
   void AfterFinish();
   bool Deadline();
   void Restart(const RankFailure& f, int generation);
-  void Normal(const std::vector<Json>& current, const Counts& c);
-  void Unschedulable(const std::vector<Json>& current);
+  void Normal(const std::vector<api::ObservedPod>& current, const Counts& c);
+  void Unschedulable(const std::vector<api::ObservedPod>& current);
 
   const api::Job& job_;
   const api::JobSpec& spec_;
   const PodGroupState group_;
   const int64_t now_;
-  const std::string now_s_;
   Plan* plan_;
-  Json& status_;
-  Json& conds_;
+  api::JobStatus& status_;
 };
 
 void Decider::Finish(bool ok, const std::string& reason, const std::string& message) {
-  const std::string phase = ok ? "Succeeded" : "Failed";
+  const api::JobPhase phase = ok ? api::JobPhase::kSucceeded : api::JobPhase::kFailed;
+  const std::string why = std::string("Job") + api::PhaseName(phase);
   SetPhase(phase);
   Set(ok ? api::kSucceeded : api::kFailed, true, reason, message);
-  SetIfPresent(api::kRunning, false, "Job" + phase, message);
-  if (CondIs(status_, api::kRestarting, "True")) Set(api::kRestarting, false, "Job" + phase, "");
-  if (!status_.contains("completionTime")) status_["completionTime"] = now_s_;
+  SetIfPresent(api::kRunning, false, why, message);
+  if (Is(api::kRestarting, true)) Set(api::kRestarting, false, why, "");
+  if (!status_.completion_time) status_.completion_time = now_;
   AfterFinish();
 }
 
 void Decider::AfterFinish() {
-  const bool deadline = CondField(status_, api::kFailed, "reason") == "DeadlineExceeded";
+  const bool deadline = CondReason(status_, api::kFailed) == "DeadlineExceeded";
   if (spec_.clean_pod_policy == "All") {
     plan_->pods = PodAction::kCleanupAll;
   } else if (spec_.clean_pod_policy == "None" && !deadline) {
@@ -145,12 +124,8 @@ void Decider::AfterFinish() {
   } else {
     plan_->pods = PodAction::kCleanupRunning;
   }
-  int64_t completed = 0;
-  if (spec_.ttl_seconds_after_finished < 0 ||
-      !kube::ParseTime(status_.value("completionTime", ""), &completed)) {
-    return;
-  }
-  const int64_t due = completed + spec_.ttl_seconds_after_finished;
+  if (spec_.ttl_seconds_after_finished < 0 || !status_.completion_time) return;
+  const int64_t due = *status_.completion_time + spec_.ttl_seconds_after_finished;
   if (now_ >= due) {
     plan_->delete_job = true;
   } else {
@@ -159,12 +134,8 @@ void Decider::AfterFinish() {
 }
 
 bool Decider::Deadline() {
-  int64_t start = 0;
-  if (spec_.active_deadline_seconds <= 0 ||
-      !kube::ParseTime(status_.value("startTime", ""), &start)) {
-    return false;
-  }
-  const int64_t due = start + spec_.active_deadline_seconds;
+  if (spec_.active_deadline_seconds <= 0 || !status_.start_time) return false;
+  const int64_t due = *status_.start_time + spec_.active_deadline_seconds;
   if (now_ < due) {
     Requeue(due - now_);
     return false;
@@ -189,10 +160,10 @@ void Decider::Restart(const RankFailure& f, int generation) {
                "); last failure: " + what);
     return;
   }
-  status_["restarts"] = generation + 1;
-  status_["lastRestartTime"] = now_s_;
+  status_.restarts = generation + 1;
+  status_.last_restart_time = now_;
   SetCounts(Counts{}, &status_);
-  SetPhase("Restarting");
+  SetPhase(api::JobPhase::kRestarting);
   Set(api::kRestarting, true, Reason(f.reason),
       what + "; restarting all ranks from the latest checkpoint (restart " +
           std::to_string(generation + 1) + " of at most " + std::to_string(spec_.backoff_limit) +
@@ -202,25 +173,22 @@ void Decider::Restart(const RankFailure& f, int generation) {
   Requeue(RestartDelaySeconds(spec_, generation + 1));
 }
 
-void Decider::Unschedulable(const std::vector<Json>& current) {
+void Decider::Unschedulable(const std::vector<api::ObservedPod>& current) {
   std::string message;
-  for (const Json& pod : current) {
-    const std::string phase = kube::StringAt(pod, "/status/phase");
-    Json cond;
-    if (!(phase.empty() || phase == "Pending") ||
-        !HasCondition(pod, "PodScheduled", "False", &cond) ||
-        cond.value("reason", "") != "Unschedulable") {
+  for (const api::ObservedPod& pod : current) {
+    const api::PodCondition* cond = pod.Condition("PodScheduled");
+    if (!(pod.phase.empty() || pod.phase == "Pending") || cond == nullptr ||
+        cond->status != "False" || cond->reason != "Unschedulable") {
       continue;
     }
-    int64_t since = now_;
-    kube::ParseTime(cond.value("lastTransitionTime", ""), &since);
+    const int64_t since = cond->last_transition_time.value_or(now_);
     const int64_t due = since + spec_.unschedulable_after_seconds;
     if (now_ < due) {
       Requeue(due - now_);
       continue;
     }
     if (!message.empty()) message += "; ";
-    message += kube::Name(pod) + ": " + cond.value("message", "cannot be scheduled");
+    message += pod.name + ": " + (cond->message.empty() ? "cannot be scheduled" : cond->message);
   }
   if (!message.empty()) {
     Set(api::kPodsScheduled, false, "Unschedulable", message);
@@ -229,13 +197,12 @@ void Decider::Unschedulable(const std::vector<Json>& current) {
   }
 }
 
-void Decider::Normal(const std::vector<Json>& current, const Counts& c) {
+void Decider::Normal(const std::vector<api::ObservedPod>& current, const Counts& c) {
   const int n = spec_.replicas;
   const std::string counts = std::to_string(c.running) + "/" + std::to_string(n) + " running, " +
                              std::to_string(c.succeeded) + " succeeded, " +
                              std::to_string(c.failed) + " failed";
-  if (static_cast<int>(current.size()) >= n ||
-      api::FindCondition(conds_, api::kCreated).is_object()) {
+  if (static_cast<int>(current.size()) >= n || Has(api::kCreated)) {
     Set(api::kCreated, true, "PodsCreated", "all " + std::to_string(n) + " rank pods were created");
   }
   if (c.succeeded >= n) {
@@ -243,45 +210,44 @@ void Decider::Normal(const std::vector<Json>& current, const Counts& c) {
     return;
   }
   const bool running = c.running > 0 && c.running + c.succeeded >= n;
-  SetPhase(running ? "Running" : "Pending");
-  if (running || api::FindCondition(conds_, api::kRunning).is_object()) {
+  SetPhase(running ? api::JobPhase::kRunning : api::JobPhase::kPending);
+  if (running || Has(api::kRunning)) {
     Set(api::kRunning, running, running ? "AllRanksRunning" : "JobPending", counts);
   }
-  if (running && CondIs(status_, api::kRestarting, "True")) {
+  if (running && Is(api::kRestarting, true)) {
     Set(api::kRestarting, false, "Restarted",
-        "all ranks running again after restart " + std::to_string(status_.value("restarts", 0)));
+        "all ranks running again after restart " + std::to_string(status_.restarts));
   }
   plan_->pods = PodAction::kRun;
   Unschedulable(current);
 }
 
-void Decider::Run(const std::vector<Json>& owned) {
-  const std::string previous = status_.value("phase", "");
-  if (previous == "Succeeded" || previous == "Failed") {
+void Decider::Run(const std::vector<api::ObservedPod>& owned) {
+  const api::JobPhase previous = status_.phase;
+  if (api::IsFinished(previous)) {
     AfterFinish();
     return;
   }
   if (spec_.suspend) {
-    SetPhase("Suspended");
+    SetPhase(api::JobPhase::kSuspended);
     Set(api::kSuspended, true, "Suspended",
         "spec.runPolicy.suspend is true: the rank pods are deleted");
     SetIfPresent(api::kRunning, false, "JobSuspended", "suspended");
     plan_->pods = PodAction::kStop;
     return;
   }
-  if (previous == "Suspended") {
+  if (previous == api::JobPhase::kSuspended) {
     Set(api::kSuspended, false, "Resumed",
         "spec.runPolicy.suspend is false: the ranks resume from the latest checkpoint");
-    status_["startTime"] = now_s_;
+    status_.start_time = now_;
   }
   if (Deadline()) return;
 
-  const int generation = status_.value("restarts", 0);
-  std::vector<Json> current;
+  const int generation = status_.restarts;
+  std::vector<api::ObservedPod> current;
   bool stale = false;
-  for (const Json& pod : owned) {
-    if (kube::StringAt(pod, "/metadata/deletionTimestamp").empty() &&
-        PodGeneration(pod) == generation) {
+  for (const api::ObservedPod& pod : owned) {
+    if (!pod.deleting && pod.restart_generation == generation) {
       current.push_back(pod);
     } else {
       stale = true;
@@ -295,7 +261,7 @@ void Decider::Run(const std::vector<Json>& owned) {
         "the " + spec_.gang_scheduler +
             " PodGroup API is not served by this cluster (is the gang scheduler installed?); "
             "rank pods are not created without their PodGroup");
-    if (previous.empty()) SetPhase("Pending");
+    if (previous == api::JobPhase::kUnset) SetPhase(api::JobPhase::kPending);
     plan_->pods = current.empty() ? PodAction::kStop : PodAction::kKeep;
     Requeue(kGangRecheckSeconds);
     return;
@@ -308,7 +274,7 @@ void Decider::Run(const std::vector<Json>& owned) {
 
   bool failed = false;
   RankFailure first;
-  for (const Json& pod : current) {
+  for (const api::ObservedPod& pod : current) {
     RankFailure f;
     if (PodFailed(pod, &f) && (!failed || f.rank < first.rank)) {
       first = f;
@@ -319,12 +285,11 @@ void Decider::Run(const std::vector<Json>& owned) {
     Restart(first, generation);
     return;
   }
-  if (previous == "Restarting" && current.empty()) {
-    SetPhase("Restarting");
+  if (previous == api::JobPhase::kRestarting && current.empty()) {
+    SetPhase(api::JobPhase::kRestarting);
     plan_->pods = PodAction::kStop;
     if (stale) return;  // the previous generation is still going away
-    int64_t last = now_;
-    kube::ParseTime(status_.value("lastRestartTime", ""), &last);
+    const int64_t last = status_.last_restart_time.value_or(now_);
     const int64_t due = last + RestartDelaySeconds(spec_, generation);
     if (now_ < due) {
       Requeue(due - now_);
@@ -336,37 +301,39 @@ void Decider::Run(const std::vector<Json>& owned) {
   Normal(current, c);
 }
 
-std::vector<JobEvent> TransitionEvents(const Json& before, const Json& after, int replicas) {
+std::vector<JobEvent> TransitionEvents(const api::JobStatus& before, const api::JobStatus& after,
+                                       int replicas) {
   std::vector<JobEvent> out;
-  const std::string was = before.value("phase", ""), is = after.value("phase", "");
-  if (CondIs(after, api::kCreated, "True") && !CondIs(before, api::kCreated, "True")) {
+  const api::JobPhase was = before.phase, is = after.phase;
+  auto became = [&](const char* type, bool value) {
+    return api::ConditionIs(after.conditions, type, value) &&
+           !api::ConditionIs(before.conditions, type, value);
+  };
+  if (became(api::kCreated, true)) {
     out.push_back({"Normal", "Created", "rank pods created: " + std::to_string(replicas)});
   }
-  if (after.value("restarts", 0) > before.value("restarts", 0)) {
-    out.push_back({"Warning", "Restarting", CondField(after, api::kRestarting, "message")});
+  if (after.restarts > before.restarts) {
+    out.push_back({"Warning", "Restarting", CondMessage(after, api::kRestarting)});
   }
-  if (is != was && is == "Succeeded") {
-    out.push_back({"Normal", "Succeeded", CondField(after, api::kSucceeded, "message")});
+  if (is != was && is == api::JobPhase::kSucceeded) {
+    out.push_back({"Normal", "Succeeded", CondMessage(after, api::kSucceeded)});
   }
-  if (is != was && is == "Failed") {
-    out.push_back({"Warning", CondField(after, api::kFailed, "reason"),
-                   CondField(after, api::kFailed, "message")});
+  if (is != was && is == api::JobPhase::kFailed) {
+    out.push_back({"Warning", CondReason(after, api::kFailed), CondMessage(after, api::kFailed)});
   }
-  if (is != was && is == "Suspended") {
-    out.push_back({"Normal", "Suspended", CondField(after, api::kSuspended, "message")});
+  if (is != was && is == api::JobPhase::kSuspended) {
+    out.push_back({"Normal", "Suspended", CondMessage(after, api::kSuspended)});
   }
-  if (CondField(after, api::kSuspended, "reason") == "Resumed" &&
-      CondIs(before, api::kSuspended, "True")) {
-    out.push_back({"Normal", "Resumed", CondField(after, api::kSuspended, "message")});
+  if (CondReason(after, api::kSuspended) == "Resumed" &&
+      api::ConditionIs(before.conditions, api::kSuspended, true)) {
+    out.push_back({"Normal", "Resumed", CondMessage(after, api::kSuspended)});
   }
-  if (CondIs(after, api::kPodsScheduled, "False") &&
-      !CondIs(before, api::kPodsScheduled, "False")) {
-    out.push_back({"Warning", "Unschedulable", CondField(after, api::kPodsScheduled, "message")});
+  if (became(api::kPodsScheduled, false)) {
+    out.push_back({"Warning", "Unschedulable", CondMessage(after, api::kPodsScheduled)});
   }
-  if (CondIs(after, api::kGangScheduling, "False") &&
-      !CondIs(before, api::kGangScheduling, "False")) {
-    out.push_back({"Warning", "GangSchedulingUnavailable",
-                   CondField(after, api::kGangScheduling, "message")});
+  if (became(api::kGangScheduling, false)) {
+    out.push_back(
+        {"Warning", "GangSchedulingUnavailable", CondMessage(after, api::kGangScheduling)});
   }
   return out;
 }
@@ -379,20 +346,15 @@ int64_t RestartDelaySeconds(const api::JobSpec& spec, int restarts) {
   return std::min(delay, kMaxRestartDelaySeconds);
 }
 
-Plan ComputeStatus(const api::Job& job, const std::vector<Json>& owned_pods, PodGroupState group,
-                   int64_t now) {
+Plan ComputeStatus(const api::Job& job, const std::vector<api::ObservedPod>& owned_pods,
+                   PodGroupState group, int64_t now) {
   Plan plan;
-  plan.status = job.status.is_object() ? job.status : Json::object();
-  Json& status = plan.status;
-  if (!status.contains("restarts") || !status["restarts"].is_number_integer()) {
-    status["restarts"] = 0;
-  }
-  status["observedGeneration"] = job.generation;
-  status["ranks"] = api::WorldSize(job.spec);
-  if (!status.contains("startTime")) status["startTime"] = kube::FormatTime(now);
-  if (!status["conditions"].is_array()) status["conditions"] = Json::array();
+  plan.status = job.status;
+  plan.status.observed_generation = job.generation;
+  plan.status.ranks = api::WorldSize(job.spec);
+  if (!plan.status.start_time) plan.status.start_time = now;
   Decider(job, group, now, &plan).Run(owned_pods);
-  plan.events = TransitionEvents(job.status, status, job.spec.replicas);
+  plan.events = TransitionEvents(job.status, plan.status, job.spec.replicas);
   return plan;
 }
 

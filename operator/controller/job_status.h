@@ -36,9 +36,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "operator/api/job.h"
+#include "operator/api/job_status.h"
+#include "operator/api/pod.h"
 #include "operator/controller/desired.h"
 
 namespace petname::controller {
@@ -58,7 +58,7 @@ struct JobEvent {
 };
 
 struct Plan {
-  nlohmann::json status;
+  api::JobStatus status;
   PodAction pods = PodAction::kRun;
   int64_t requeue_after = 0;  // seconds until a time-based decision is due; 0: none pending
   bool delete_job = false;
@@ -70,7 +70,7 @@ struct Plan {
 // Restart delay before recreating the ranks after the `restarts`-th restart.
 int64_t RestartDelaySeconds(const api::JobSpec& spec, int restarts);
 
-Plan ComputeStatus(const api::Job& job, const std::vector<nlohmann::json>& owned_pods,
+Plan ComputeStatus(const api::Job& job, const std::vector<api::ObservedPod>& owned_pods,
                    PodGroupState group, int64_t now);
 
 }  // namespace petname::controller

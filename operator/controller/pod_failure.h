@@ -1,10 +1,10 @@
 // Rank failures read from observed pod status, and whether a restart policy retries them.
 //
 // A pod has failed when its phase is Failed, or when its node was lost (status.reason NodeLost).
-// The exit code and reason come from the trainer container's terminated state (the first
-// container when none is named "trainer"). Disruptions are failures the workload did not cause:
-// pod reason Evicted, NodeLost, Preempting, Shutdown or Terminated, or a DisruptionTarget
-// condition that is True (eviction, preemption, node drain, taint manager).
+// The exit code and reason come from the trainer container's terminated state (pod.h). Disruptions
+// are failures the workload did not cause: pod reason Evicted, NodeLost, Preempting, Shutdown or
+// Terminated, or a DisruptionTarget condition that is True (eviction, preemption, node drain, taint
+// manager).
 //
 // Retryable(policy, f):
 //   Never    - never;
@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "operator/api/pod.h"
 
 namespace petname::controller {
 
@@ -30,7 +30,7 @@ struct RankFailure {
 };
 
 // True (and *out filled) when `pod` has failed.
-bool PodFailed(const nlohmann::json& pod, RankFailure* out);
+bool PodFailed(const api::ObservedPod& pod, RankFailure* out);
 
 bool Retryable(const std::string& restart_policy, const RankFailure& failure);
 

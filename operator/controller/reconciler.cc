@@ -63,9 +63,9 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
     PETNAME_RETURN_IF_ERROR(ObservePodGroup(job, &group, &observed.pod_groups));
   }
 
-  std::vector<Json> owned;
+  std::vector<api::ObservedPod> owned;
   for (const Json& p : observed.pods) {
-    if (kube::IsControlledBy(p, job.uid)) owned.push_back(p);
+    if (kube::IsControlledBy(p, job.uid)) owned.push_back(api::PodFromJson(p));
   }
   Plan plan = ComputeStatus(job, owned, group, kube::NowUnix());
   if (hooks_.progress != nullptr) hooks_.progress->Apply(key, job.status, &plan.status);
@@ -189,14 +189,14 @@ Status Reconciler::DeletePod(const api::Job& job, const std::string& name) {
   return Status::Unavailable("delete pod " + name + ": " + ApiMessage(resp));
 }
 
-Status Reconciler::WriteStatus(const api::Job& job, const Json& status) {
+Status Reconciler::WriteStatus(const api::Job& job, const api::JobStatus& status) {
   Json body = job.object;
-  body["status"] = status;
+  body["status"] = api::JobStatusToJson(status);
   kube::Response resp;
   PETNAME_RETURN_IF_ERROR(
       client_->Do("PUT", JobsPath(job.ns) + "/" + job.name + "/status", &body, &resp));
   if (resp.code == 200) {
-    spdlog::debug("{}/{}: status phase {}", job.ns, job.name, status.value("phase", ""));
+    spdlog::debug("{}/{}: status phase {}", job.ns, job.name, api::PhaseName(status.phase));
     if (hooks_.status_written) hooks_.status_written(job, job.status, status);
     return Status::Ok();
   }

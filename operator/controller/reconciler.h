@@ -42,8 +42,8 @@ struct ReconcileHooks {
   // The scraped training progress to put into the status (see progress_store.h).
   const progress::ProgressStore* progress = nullptr;
   // After a successful status write, with the status read and the status written.
-  std::function<void(const api::Job& job, const nlohmann::json& old_status,
-                     const nlohmann::json& new_status)>
+  std::function<void(const api::Job& job, const api::JobStatus& old_status,
+                     const api::JobStatus& new_status)>
       status_written;
 };
 
@@ -61,7 +61,7 @@ class Reconciler {
   Status CreateAll(const api::Job& job, const std::vector<nlohmann::json>& objects);
   Status Create(const api::Job& job, const nlohmann::json& obj);
   Status DeletePod(const api::Job& job, const std::string& name);
-  Status WriteStatus(const api::Job& job, const nlohmann::json& status);
+  Status WriteStatus(const api::Job& job, const api::JobStatus& status);
   Status ObservePodGroup(const api::Job& job, PodGroupState* state,
                          std::vector<nlohmann::json>* groups);
   Status DeleteJob(const api::Job& job);

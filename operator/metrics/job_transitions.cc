@@ -1,33 +1,18 @@
 #include "operator/metrics/job_transitions.h"
 
-#include <string>
+#include <algorithm>
 
 namespace petname::operator_metrics {
-namespace {
 
-std::string Phase(const nlohmann::json& status) {
-  if (!status.is_object()) return "";
-  auto it = status.find("phase");
-  return it != status.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-int64_t Restarts(const nlohmann::json& status) {
-  if (!status.is_object()) return 0;
-  auto it = status.find("restarts");
-  return it != status.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
-}
-
-}  // namespace
-
-JobTransitions CountTransitions(const nlohmann::json& old_status,
-                                const nlohmann::json& new_status) {
+JobTransitions CountTransitions(const api::JobStatus& old_status,
+                                const api::JobStatus& new_status) {
+  using api::JobPhase;
   JobTransitions t;
-  const std::string before = Phase(old_status);
-  const std::string after = Phase(new_status);
-  t.created = before.empty() && !after.empty();
-  t.succeeded = after == "Succeeded" && before != "Succeeded";
-  t.failed = after == "Failed" && before != "Failed";
-  t.restarts = std::max<int64_t>(0, Restarts(new_status) - Restarts(old_status));
+  const JobPhase before = old_status.phase, after = new_status.phase;
+  t.created = before == JobPhase::kUnset && after != JobPhase::kUnset;
+  t.succeeded = after == JobPhase::kSucceeded && before != JobPhase::kSucceeded;
+  t.failed = after == JobPhase::kFailed && before != JobPhase::kFailed;
+  t.restarts = std::max<int64_t>(0, int64_t{new_status.restarts} - old_status.restarts);
   return t;
 }
 

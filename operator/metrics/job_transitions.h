@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include <nlohmann/json.hpp>
+#include "operator/api/job_status.h"
 
 namespace petname::operator_metrics {
 
@@ -16,6 +16,6 @@ struct JobTransitions {
   int64_t restarts = 0;    // increase of status.restarts
 };
 
-JobTransitions CountTransitions(const nlohmann::json& old_status, const nlohmann::json& new_status);
+JobTransitions CountTransitions(const api::JobStatus& old_status, const api::JobStatus& new_status);
 
 }  // namespace petname::operator_metrics

@@ -119,8 +119,8 @@ void OperatorMetrics::SetSources(Sources sources) {
   static_cast<SourcesCollector&>(*sources_collector_).Set(std::move(sources));
 }
 
-void OperatorMetrics::ObserveStatusWrite(const std::string& ns, const nlohmann::json& old_status,
-                                         const nlohmann::json& new_status) {
+void OperatorMetrics::ObserveStatusWrite(const std::string& ns, const api::JobStatus& old_status,
+                                         const api::JobStatus& new_status) {
   JobTransitions t = CountTransitions(old_status, new_status);
   const prometheus::Labels labels{{"namespace", ns}};
   if (t.created) created_.Add(labels).Increment();

@@ -24,7 +24,8 @@
 #include <prometheus/family.h>
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
-#include <nlohmann/json.hpp>
+
+#include "operator/api/job_status.h"
 
 namespace petname::operator_metrics {
 
@@ -44,8 +45,8 @@ class OperatorMetrics {
   void SetSources(Sources sources);
 
   // After a successful status write of a job in `ns`: counts its transitions.
-  void ObserveStatusWrite(const std::string& ns, const nlohmann::json& old_status,
-                          const nlohmann::json& new_status);
+  void ObserveStatusWrite(const std::string& ns, const api::JobStatus& old_status,
+                          const api::JobStatus& new_status);
   void ObserveReconcile(double seconds, bool ok);
   // Time a key waited in the work queue before a worker took it.
   void ObserveQueueWait(double seconds);

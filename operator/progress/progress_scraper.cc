@@ -3,7 +3,7 @@
 #include <cpprest/http_client.h>
 #include <spdlog/spdlog.h>
 
-#include "common/time_util.h"
+#include "operator/kube/time.h"
 
 namespace petname::progress {
 namespace {
@@ -27,8 +27,6 @@ bool Fetch(const std::string& url, std::chrono::milliseconds timeout, std::strin
     return false;
   }
 }
-
-std::string NowRfc3339() { return Rfc3339(std::chrono::system_clock::now()); }
 
 }  // namespace
 
@@ -86,13 +84,13 @@ void ProgressScraper::ScrapeOnce() {
     }
     auto now = std::chrono::steady_clock::now();
     auto prev = previous_.find(t.key);
-    nlohmann::json progress =
+    api::Progress progress =
         prev == previous_.end()
-            ? ProgressJson(sample, nullptr, 0)
-            : ProgressJson(sample, &prev->second.sample,
-                           std::chrono::duration<double>(now - prev->second.at).count());
+            ? ProgressFromSample(sample, nullptr, 0)
+            : ProgressFromSample(sample, &prev->second.sample,
+                                 std::chrono::duration<double>(now - prev->second.at).count());
     previous_[t.key] = {sample, now};
-    if (store_->Put(t.key, std::move(progress), NowRfc3339())) sources_.enqueue(t.key);
+    if (store_->Put(t.key, progress, kube::NowUnix())) sources_.enqueue(t.key);
   }
 }
 

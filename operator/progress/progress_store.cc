@@ -2,27 +2,27 @@
 
 namespace petname::progress {
 
-bool ProgressStore::Put(const std::string& key, nlohmann::json progress, const std::string& now) {
+bool ProgressStore::Put(const std::string& key, api::Progress progress, int64_t now) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = progress_.find(key);
   if (it != progress_.end()) {
-    nlohmann::json old = it->second;
-    old.erase("updateTime");
+    api::Progress old = it->second;
+    old.update_time = progress.update_time;
     if (old == progress) return false;
   }
-  progress["updateTime"] = now;
-  progress_[key] = std::move(progress);
+  progress.update_time = now;
+  progress_[key] = progress;
   return true;
 }
 
-void ProgressStore::Apply(const std::string& key, const nlohmann::json& current,
-                          nlohmann::json* status) const {
+void ProgressStore::Apply(const std::string& key, const api::JobStatus& current,
+                          api::JobStatus* status) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = progress_.find(key);
   if (it != progress_.end()) {
-    (*status)["progress"] = it->second;
-  } else if (current.is_object() && current.contains("progress")) {
-    (*status)["progress"] = current["progress"];
+    status->progress = it->second;
+  } else if (current.progress) {
+    status->progress = current.progress;
   }
 }
 

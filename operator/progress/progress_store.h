@@ -7,26 +7,26 @@
 #include <set>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "operator/api/job_status.h"
 
 namespace petname::progress {
 
 class ProgressStore {
  public:
-  // Stores `progress` for `key` with updateTime `now` (RFC 3339). Returns true when it differs
-  // from what was stored (updateTime aside): the caller then queues the key.
-  bool Put(const std::string& key, nlohmann::json progress, const std::string& now);
+  // Stores `progress` for `key` with updateTime `now` (Unix seconds). Returns true when it
+  // differs from what was stored (updateTime aside): the caller then queues the key.
+  bool Put(const std::string& key, api::Progress progress, int64_t now);
 
-  // Sets (*status)["progress"] for the reconcile: the stored progress of `key`, else the one
-  // already in `current` (the job's status as read), else nothing.
-  void Apply(const std::string& key, const nlohmann::json& current, nlohmann::json* status) const;
+  // Sets status->progress for the reconcile: the stored progress of `key`, else the one already
+  // in `current` (the job's status as read), else nothing.
+  void Apply(const std::string& key, const api::JobStatus& current, api::JobStatus* status) const;
 
   // Drops the entries of keys not in `keys` (deleted jobs).
   void Retain(const std::set<std::string>& keys);
 
  private:
   mutable std::mutex mu_;
-  std::map<std::string, nlohmann::json> progress_;
+  std::map<std::string, api::Progress> progress_;
 };
 
 }  // namespace petname::progress

@@ -1,11 +1,9 @@
 #include "operator/progress/trainer_progress.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <ctime>
 #include <sstream>
-
-#include "common/time_util.h"
 
 namespace petname::progress {
 namespace {
@@ -15,8 +13,8 @@ double Get(const std::map<std::string, double>& m, const char* name, double fall
   return it == m.end() ? fallback : it->second;
 }
 
-void PutFinite(nlohmann::json* j, const char* key, double v) {
-  if (std::isfinite(v)) (*j)[key] = v;
+std::optional<double> Finite(double v) {
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
 // The position of the '}' closing the label set that opens at `open`, skipping quoted values
@@ -79,24 +77,23 @@ Sample SampleFromExposition(const std::string& text) {
   return s;
 }
 
-nlohmann::json ProgressJson(const Sample& now, const Sample* prev, double seconds_between) {
-  nlohmann::json p = nlohmann::json::object();
-  p["epoch"] = std::max<int64_t>(0, now.epoch);
-  p["epochs"] = std::max<int64_t>(0, now.epochs);
-  if (now.train_loss > 0) PutFinite(&p, "trainLoss", now.train_loss);
-  if (now.validation_loss >= 0) PutFinite(&p, "validationLoss", now.validation_loss);
+api::Progress ProgressFromSample(const Sample& now, const Sample* prev, double seconds_between) {
+  api::Progress p;
+  p.epoch = std::max<int64_t>(0, now.epoch);
+  p.epochs = std::max<int64_t>(0, now.epochs);
+  if (now.train_loss > 0) p.train_loss = Finite(now.train_loss);
+  if (now.validation_loss >= 0) p.validation_loss = Finite(now.validation_loss);
   if (now.validation_accuracy >= 0 && now.validation_accuracy <= 1) {
-    PutFinite(&p, "validationAccuracy", now.validation_accuracy);
+    p.validation_accuracy = Finite(now.validation_accuracy);
   }
   if (prev != nullptr && seconds_between > 0 && now.samples_total >= prev->samples_total) {
     double rate = (now.samples_total - prev->samples_total) / seconds_between *
                   static_cast<double>(now.world_size);
     // Whole samples per second: sub-unit jitter would rewrite the status for nothing.
-    PutFinite(&p, "samplesPerSecond", std::round(rate));
+    p.samples_per_second = Finite(std::round(rate));
   }
   if (now.checkpoint_unix > 0 && std::isfinite(now.checkpoint_unix)) {
-    p["lastCheckpointTime"] = Rfc3339(
-        std::chrono::system_clock::from_time_t(static_cast<std::time_t>(now.checkpoint_unix)));
+    p.last_checkpoint_time = static_cast<int64_t>(now.checkpoint_unix);
   }
   return p;
 }

@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "operator/api/job_status.h"
 
 namespace petname::progress {
 
@@ -31,6 +31,6 @@ Sample SampleFromExposition(const std::string& text);
 // status.progress from `now` and the previous scrape (`prev`, seconds apart; the throughput of
 // all ranks is this rank's sample rate times the world size, omitted without a previous scrape
 // or after a counter reset). Non-finite values are left out. updateTime is not set here.
-nlohmann::json ProgressJson(const Sample& now, const Sample* prev, double seconds_between);
+api::Progress ProgressFromSample(const Sample& now, const Sample* prev, double seconds_between);
 
 }  // namespace petname::progress

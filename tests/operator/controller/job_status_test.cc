@@ -13,19 +13,19 @@ using Json = nlohmann::json;
 
 constexpr int64_t kT0 = 1'800'000'000;  // an arbitrary "now"
 
-std::string CondStatus(const Json& status, const std::string& type) {
-  Json c = api::FindCondition(status["conditions"], type);
-  return c.is_object() ? c["status"].get<std::string>() : "<none>";
+std::string CondStatus(const api::JobStatus& status, const std::string& type) {
+  const api::Condition* c = api::FindCondition(status.conditions, type);
+  return c == nullptr ? "<none>" : c->status ? "True" : "False";
 }
 
-std::string CondReason(const Json& status, const std::string& type) {
-  Json c = api::FindCondition(status["conditions"], type);
-  return c.is_object() ? c["reason"].get<std::string>() : "<none>";
+std::string CondReason(const api::JobStatus& status, const std::string& type) {
+  const api::Condition* c = api::FindCondition(status.conditions, type);
+  return c != nullptr ? c->reason : "<none>";
 }
 
-std::string CondMessage(const Json& status, const std::string& type) {
-  Json c = api::FindCondition(status["conditions"], type);
-  return c.is_object() ? c["message"].get<std::string>() : "<none>";
+std::string CondMessage(const api::JobStatus& status, const std::string& type) {
+  const api::Condition* c = api::FindCondition(status.conditions, type);
+  return c != nullptr ? c->message : "<none>";
 }
 
 std::vector<Json> Pods(const std::vector<std::string>& phases, int generation = 0) {
@@ -48,9 +48,15 @@ void Terminate(std::vector<Json>* pods, int rank, int exit_code, const std::stri
        {"state", {{"terminated", {{"exitCode", exit_code}, {"reason", reason}}}}}}};
 }
 
+std::vector<api::ObservedPod> Observe(const std::vector<Json>& pods) {
+  std::vector<api::ObservedPod> observed;
+  for (const Json& pod : pods) observed.push_back(api::PodFromJson(pod));
+  return observed;
+}
+
 Plan Step(api::Job* job, const std::vector<Json>& pods, int64_t now,
           PodGroupState group = PodGroupState::kNotWanted) {
-  Plan p = ComputeStatus(*job, pods, group, now);
+  Plan p = ComputeStatus(*job, Observe(pods), group, now);
   job->status = p.status;
   return p;
 }
@@ -65,15 +71,15 @@ bool HasEvent(const Plan& p, const std::string& reason) {
 TEST(JobStatusTest, PendingUntilEveryRankRuns) {
   api::Job job = TestJob(2);
   Plan p = Step(&job, {}, kT0);
-  EXPECT_EQ(p.status["phase"], "Pending");
-  EXPECT_EQ(p.status["startTime"], kube::FormatTime(kT0));
-  EXPECT_EQ(p.status["observedGeneration"], 1);
+  EXPECT_EQ(p.status.phase, api::JobPhase::kPending);
+  EXPECT_EQ(p.status.start_time, std::optional<int64_t>(kT0));
+  EXPECT_EQ(p.status.observed_generation, 1);
   EXPECT_EQ(p.pods, PodAction::kRun);
   EXPECT_EQ(CondStatus(p.status, "Created"), "<none>");
   p = Step(&job, Pods({"Running", "Pending"}), kT0 + 1);
-  EXPECT_EQ(p.status["phase"], "Pending");
-  EXPECT_EQ(p.status["active"], 2);
-  EXPECT_EQ(p.status["ready"], 1);
+  EXPECT_EQ(p.status.phase, api::JobPhase::kPending);
+  EXPECT_EQ(p.status.active, 2);
+  EXPECT_EQ(p.status.ready, 1);
   EXPECT_EQ(CondStatus(p.status, "Created"), "True");
   EXPECT_TRUE(HasEvent(p, "Created"));
 }
@@ -81,15 +87,15 @@ TEST(JobStatusTest, PendingUntilEveryRankRuns) {
 TEST(JobStatusTest, RunningThenSucceeded) {
   api::Job job = TestJob(2);
   Step(&job, Pods({"Running", "Running"}), kT0);
-  EXPECT_EQ(job.status["phase"], "Running");
+  EXPECT_EQ(job.status.phase, api::JobPhase::kRunning);
   EXPECT_EQ(CondStatus(job.status, "Running"), "True");
   Step(&job, Pods({"Succeeded", "Running"}), kT0 + 1);
-  EXPECT_EQ(job.status["phase"], "Running");
+  EXPECT_EQ(job.status.phase, api::JobPhase::kRunning);
   Plan p = Step(&job, Pods({"Succeeded", "Succeeded"}), kT0 + 2);
-  EXPECT_EQ(job.status["phase"], "Succeeded");
-  EXPECT_EQ(job.status["succeeded"], 2);
-  EXPECT_EQ(job.status["active"], 0);
-  EXPECT_EQ(job.status["completionTime"], kube::FormatTime(kT0 + 2));
+  EXPECT_EQ(job.status.phase, api::JobPhase::kSucceeded);
+  EXPECT_EQ(job.status.succeeded, 2);
+  EXPECT_EQ(job.status.active, 0);
+  EXPECT_EQ(job.status.completion_time, std::optional<int64_t>(kT0 + 2));
   EXPECT_EQ(CondStatus(job.status, "Succeeded"), "True");
   EXPECT_EQ(CondStatus(job.status, "Running"), "False");
   EXPECT_TRUE(HasEvent(p, "Succeeded"));
@@ -101,27 +107,27 @@ TEST(JobStatusTest, NeverFailsTheJobForGood) {
   std::vector<Json> pods = Pods({"Running", "Running"});
   Terminate(&pods, 1, 137, "OOMKilled");
   Plan p = Step(&job, pods, kT0);
-  EXPECT_EQ(job.status["phase"], "Failed");
-  EXPECT_EQ(job.status["failed"], 1);
+  EXPECT_EQ(job.status.phase, api::JobPhase::kFailed);
+  EXPECT_EQ(job.status.failed, 1);
   EXPECT_EQ(CondReason(job.status, "Failed"), "RankFailed");
   EXPECT_NE(CondMessage(job.status, "Failed").find("rank 1"), std::string::npos);
   EXPECT_NE(CondMessage(job.status, "Failed").find("exit code 137"), std::string::npos);
   EXPECT_TRUE(HasEvent(p, "RankFailed"));
   EXPECT_EQ(p.pods, PodAction::kCleanupRunning);
   Step(&job, Pods({"Succeeded", "Succeeded"}), kT0 + 5);
-  EXPECT_EQ(job.status["phase"], "Failed");
-  EXPECT_EQ(job.status["completionTime"], kube::FormatTime(kT0));
+  EXPECT_EQ(job.status.phase, api::JobPhase::kFailed);
+  EXPECT_EQ(job.status.completion_time, std::optional<int64_t>(kT0));
 }
 
 TEST(JobStatusTest, CountsPodsAndRanks) {
   api::Job job = TestJob(2, R"({"spec": {"resources": {"processesPerReplica": 4}}})");
   Plan p = Step(&job, Pods({"Running", "Running"}), kT0);
-  EXPECT_EQ(p.status["phase"], "Running");
-  EXPECT_EQ(p.status["active"], 2);  // pods
-  EXPECT_EQ(p.status["ready"], 2);
-  EXPECT_EQ(p.status["ranks"], 8);  // world size
+  EXPECT_EQ(p.status.phase, api::JobPhase::kRunning);
+  EXPECT_EQ(p.status.active, 2);  // pods
+  EXPECT_EQ(p.status.ready, 2);
+  EXPECT_EQ(p.status.ranks, 8);  // world size
   api::Job one = TestJob(3);
-  EXPECT_EQ(Step(&one, {}, kT0).status["ranks"], 3);
+  EXPECT_EQ(Step(&one, {}, kT0).status.ranks, 3);
 }
 
 TEST(JobStatusTest, AFailedPodOfSeveralProcessesNamesItsRanks) {
@@ -129,7 +135,7 @@ TEST(JobStatusTest, AFailedPodOfSeveralProcessesNamesItsRanks) {
   std::vector<Json> pods = Pods({"Running", "Running", "Running"});
   Terminate(&pods, 1, 3, "Error");
   Step(&job, pods, kT0);
-  EXPECT_EQ(job.status["phase"], "Restarting");
+  EXPECT_EQ(job.status.phase, api::JobPhase::kRestarting);
   const std::string message = CondMessage(job.status, "Restarting");
   EXPECT_EQ(message.rfind("pod rex-rank-1 (ranks 2..3) failed: exit code 3 (Error)", 0), 0u)
       << message;
@@ -161,14 +167,14 @@ TEST_P(PolicyTest, RestartsOrFails) {
   }
   Plan p = Step(&job, pods, kT0);
   if (row.restarts) {
-    EXPECT_EQ(p.status["phase"], "Restarting");
-    EXPECT_EQ(p.status["restarts"], 1);
+    EXPECT_EQ(p.status.phase, api::JobPhase::kRestarting);
+    EXPECT_EQ(p.status.restarts, 1);
     EXPECT_EQ(p.pods, PodAction::kStop);
     EXPECT_EQ(CondStatus(p.status, "Restarting"), "True");
     EXPECT_NE(CondMessage(p.status, "Restarting").find("rank 0"), std::string::npos);
     EXPECT_TRUE(HasEvent(p, "Restarting"));
   } else {
-    EXPECT_EQ(p.status["phase"], "Failed");
+    EXPECT_EQ(p.status.phase, api::JobPhase::kFailed);
     EXPECT_EQ(CondReason(p.status, "Failed"), "RankFailed");
   }
 }
@@ -193,14 +199,14 @@ TEST(JobStatusTest, GangRestartWaitsForOldPodsAndBackoff) {
   std::vector<Json> pods = Pods({"Running", "Running"});
   Terminate(&pods, 1, 1, "Error");
   Plan p = Step(&job, pods, kT0);
-  EXPECT_EQ(p.status["lastRestartTime"], kube::FormatTime(kT0));
+  EXPECT_EQ(p.status.last_restart_time, std::optional<int64_t>(kT0));
   EXPECT_EQ(p.requeue_after, 10);
   // Old pods still there (generation 0): keep stopping them, nothing is counted.
   p = Step(&job, pods, kT0 + 1);
-  EXPECT_EQ(p.status["phase"], "Restarting");
+  EXPECT_EQ(p.status.phase, api::JobPhase::kRestarting);
   EXPECT_EQ(p.pods, PodAction::kStop);
-  EXPECT_EQ(p.status["failed"], 0);
-  EXPECT_EQ(p.status["restarts"], 1);
+  EXPECT_EQ(p.status.failed, 0);
+  EXPECT_EQ(p.status.restarts, 1);
   // Gone, but the backoff has not passed.
   p = Step(&job, {}, kT0 + 4);
   EXPECT_EQ(p.pods, PodAction::kStop);
@@ -208,12 +214,12 @@ TEST(JobStatusTest, GangRestartWaitsForOldPodsAndBackoff) {
   // Backoff passed: recreate generation 1.
   p = Step(&job, {}, kT0 + 10);
   EXPECT_EQ(p.pods, PodAction::kRun);
-  EXPECT_EQ(p.status["phase"], "Restarting");
+  EXPECT_EQ(p.status.phase, api::JobPhase::kRestarting);
   p = Step(&job, Pods({"Running", "Running"}, 1), kT0 + 11);
-  EXPECT_EQ(p.status["phase"], "Running");
+  EXPECT_EQ(p.status.phase, api::JobPhase::kRunning);
   EXPECT_EQ(CondStatus(p.status, "Restarting"), "False");
   EXPECT_EQ(CondReason(p.status, "Restarting"), "Restarted");
-  EXPECT_EQ(p.status["restarts"], 1);
+  EXPECT_EQ(p.status.restarts, 1);
 }
 
 TEST(JobStatusTest, RestartDelayDoublesAndIsCapped) {
@@ -231,11 +237,11 @@ TEST(JobStatusTest, BackoffLimitExceeded) {
   std::vector<Json> pods = Pods({"Running"});
   Terminate(&pods, 0, 137, "OOMKilled");
   Step(&job, pods, kT0);
-  EXPECT_EQ(job.status["restarts"], 1);
+  EXPECT_EQ(job.status.restarts, 1);
   std::vector<Json> again = Pods({"Running"}, 1);
   Terminate(&again, 0, 139, "Error");
   Plan p = Step(&job, again, kT0 + 1);
-  EXPECT_EQ(p.status["phase"], "Failed");
+  EXPECT_EQ(p.status.phase, api::JobPhase::kFailed);
   EXPECT_EQ(CondReason(p.status, "Failed"), "BackoffLimitExceeded");
   EXPECT_NE(CondMessage(p.status, "Failed").find("exit code 139"), std::string::npos);
   EXPECT_TRUE(HasEvent(p, "BackoffLimitExceeded"));
@@ -247,9 +253,9 @@ TEST(JobStatusTest, DeadlineExceeded) {
   Plan p = Step(&job, Pods({"Running"}), kT0);
   EXPECT_EQ(p.requeue_after, 60);
   p = Step(&job, Pods({"Running"}), kT0 + 59);
-  EXPECT_EQ(p.status["phase"], "Running");
+  EXPECT_EQ(p.status.phase, api::JobPhase::kRunning);
   p = Step(&job, Pods({"Running"}), kT0 + 60);
-  EXPECT_EQ(p.status["phase"], "Failed");
+  EXPECT_EQ(p.status.phase, api::JobPhase::kFailed);
   EXPECT_EQ(CondReason(p.status, "Failed"), "DeadlineExceeded");
   EXPECT_EQ(p.pods, PodAction::kCleanupRunning);  // even with cleanPodPolicy None
 }
@@ -280,19 +286,19 @@ TEST(JobStatusTest, SuspendAndResume) {
   Step(&job, Pods({"Running", "Running"}), kT0);
   job.spec.suspend = true;
   Plan p = Step(&job, Pods({"Running", "Running"}), kT0 + 10);
-  EXPECT_EQ(p.status["phase"], "Suspended");
+  EXPECT_EQ(p.status.phase, api::JobPhase::kSuspended);
   EXPECT_EQ(p.pods, PodAction::kStop);
   EXPECT_EQ(CondStatus(p.status, "Suspended"), "True");
   EXPECT_TRUE(HasEvent(p, "Suspended"));
   p = Step(&job, {}, kT0 + 500);  // no deadline while suspended
-  EXPECT_EQ(p.status["phase"], "Suspended");
+  EXPECT_EQ(p.status.phase, api::JobPhase::kSuspended);
   job.spec.suspend = false;
   p = Step(&job, {}, kT0 + 600);
-  EXPECT_EQ(p.status["phase"], "Pending");
+  EXPECT_EQ(p.status.phase, api::JobPhase::kPending);
   EXPECT_EQ(p.pods, PodAction::kRun);
   EXPECT_EQ(CondStatus(p.status, "Suspended"), "False");
   EXPECT_EQ(CondReason(p.status, "Suspended"), "Resumed");
-  EXPECT_EQ(p.status["startTime"], kube::FormatTime(kT0 + 600));
+  EXPECT_EQ(p.status.start_time, std::optional<int64_t>(kT0 + 600));
   EXPECT_TRUE(HasEvent(p, "Resumed"));
 }
 
@@ -319,7 +325,7 @@ TEST(JobStatusTest, UnschedulableAfterTimeout) {
 TEST(JobStatusTest, GangSchedulingUnavailable) {
   api::Job job = TestJob(2, R"({"spec": {"scheduling": {"gang": {"enabled": true}}}})");
   Plan p = Step(&job, {}, kT0, PodGroupState::kUnavailable);
-  EXPECT_EQ(p.status["phase"], "Pending");
+  EXPECT_EQ(p.status.phase, api::JobPhase::kPending);
   EXPECT_EQ(p.pods, PodAction::kStop);
   EXPECT_EQ(CondReason(p.status, "GangScheduling"), "GangSchedulingUnavailable");
   EXPECT_GT(p.requeue_after, 0);
@@ -332,7 +338,7 @@ TEST(JobStatusTest, GangSchedulingUnavailable) {
 TEST(JobStatusTest, StableStatusNeedsNoWrite) {
   api::Job job = TestJob(1);
   Step(&job, Pods({"Running"}), kT0);
-  Plan p = ComputeStatus(job, Pods({"Running"}), PodGroupState::kNotWanted, kT0 + 5);
+  Plan p = ComputeStatus(job, Observe(Pods({"Running"})), PodGroupState::kNotWanted, kT0 + 5);
   EXPECT_EQ(p.status, job.status);
   EXPECT_TRUE(p.events.empty());
 }
@@ -342,11 +348,11 @@ TEST(JobStatusTest, TerminatingAndOldGenerationPodsAreNotCounted) {
   std::vector<Json> pods = Pods({"Running"});
   pods[0]["metadata"]["deletionTimestamp"] = "2027-01-01T00:00:00Z";
   Plan p = Step(&job, pods, kT0);
-  EXPECT_EQ(p.status["phase"], "Pending");
-  EXPECT_EQ(p.status["active"], 0);
+  EXPECT_EQ(p.status.phase, api::JobPhase::kPending);
+  EXPECT_EQ(p.status.active, 0);
   p = Step(&job, Pods({"Failed"}, 7), kT0);
-  EXPECT_EQ(p.status["phase"], "Pending");
-  EXPECT_EQ(p.status["failed"], 0);
+  EXPECT_EQ(p.status.phase, api::JobPhase::kPending);
+  EXPECT_EQ(p.status.failed, 0);
 }
 
 }  // namespace

@@ -14,15 +14,18 @@ double Value(const std::string& text, const std::string& series) {
   return std::stod(text.substr(pos + series.size() + 2));
 }
 
+// A status from its JSON form (the API edge).
+api::JobStatus S(const Json& status) { return api::JobStatusFromJson(status); }
+
 TEST(OperatorMetricsTest, CountsTransitionsPerNamespace) {
   OperatorMetrics m;
-  m.ObserveStatusWrite("a", Json::object(), {{"phase", "Pending"}});
-  m.ObserveStatusWrite("a", {{"phase", "Pending"}}, {{"phase", "Running"}});
-  m.ObserveStatusWrite("a", {{"phase", "Running"}}, {{"phase", "Succeeded"}});
-  m.ObserveStatusWrite("a", {{"phase", "Succeeded"}}, {{"phase", "Succeeded"}});
-  m.ObserveStatusWrite("b", {{"phase", "Running"}, {"restarts", 0}},
-                       {{"phase", "Running"}, {"restarts", 2}});
-  m.ObserveStatusWrite("b", {{"phase", "Running"}}, {{"phase", "Failed"}});
+  m.ObserveStatusWrite("a", S(Json::object()), S({{"phase", "Pending"}}));
+  m.ObserveStatusWrite("a", S({{"phase", "Pending"}}), S({{"phase", "Running"}}));
+  m.ObserveStatusWrite("a", S({{"phase", "Running"}}), S({{"phase", "Succeeded"}}));
+  m.ObserveStatusWrite("a", S({{"phase", "Succeeded"}}), S({{"phase", "Succeeded"}}));
+  m.ObserveStatusWrite("b", S({{"phase", "Running"}, {"restarts", 0}}),
+                       S({{"phase", "Running"}, {"restarts", 2}}));
+  m.ObserveStatusWrite("b", S({{"phase", "Running"}}), S({{"phase", "Failed"}}));
   std::string text = m.Text();
   EXPECT_EQ(Value(text, "petname_operator_jobs_created_total{namespace=\"a\"}"), 1);
   EXPECT_EQ(Value(text, "petname_operator_jobs_succeeded_total{namespace=\"a\"}"), 1);

@@ -5,41 +5,51 @@
 namespace petname::progress {
 namespace {
 
-using Json = nlohmann::json;
+api::Progress AtEpoch(int64_t epoch) {
+  api::Progress p;
+  p.epoch = epoch;
+  return p;
+}
 
 TEST(ProgressStoreTest, PutReportsChangesOnly) {
   ProgressStore store;
-  EXPECT_TRUE(store.Put("ns/a", {{"epoch", 1}}, "t1"));
-  EXPECT_FALSE(store.Put("ns/a", {{"epoch", 1}}, "t2"));  // same values: no new status write
-  Json status = Json::object();
-  store.Apply("ns/a", Json::object(), &status);
-  EXPECT_EQ(status["progress"], (Json{{"epoch", 1}, {"updateTime", "t1"}}));
-  EXPECT_TRUE(store.Put("ns/a", {{"epoch", 2}}, "t3"));
-  store.Apply("ns/a", Json::object(), &status);
-  EXPECT_EQ(status["progress"]["updateTime"], "t3");
+  EXPECT_TRUE(store.Put("ns/a", AtEpoch(1), 100));
+  EXPECT_FALSE(store.Put("ns/a", AtEpoch(1), 200));  // same values: no new status write
+  api::JobStatus status;
+  store.Apply("ns/a", api::JobStatus(), &status);
+  ASSERT_TRUE(status.progress);
+  EXPECT_EQ(status.progress->epoch, 1);
+  EXPECT_EQ(status.progress->update_time, std::optional<int64_t>(100));
+  EXPECT_TRUE(store.Put("ns/a", AtEpoch(2), 300));
+  store.Apply("ns/a", api::JobStatus(), &status);
+  EXPECT_EQ(status.progress->update_time, std::optional<int64_t>(300));
 }
 
 TEST(ProgressStoreTest, ApplyKeepsTheWrittenProgressWithoutAScrape) {
   ProgressStore store;
-  Json current = {{"phase", "Succeeded"}, {"progress", {{"epoch", 5}}}};
-  Json status = {{"phase", "Succeeded"}};
+  api::JobStatus current;
+  current.phase = api::JobPhase::kSucceeded;
+  current.progress = AtEpoch(5);
+  api::JobStatus status;
+  status.phase = api::JobPhase::kSucceeded;
   store.Apply("ns/a", current, &status);
-  EXPECT_EQ(status["progress"]["epoch"], 5);
-  Json none = {{"phase", "Pending"}};
-  store.Apply("ns/b", Json::object(), &none);
-  EXPECT_FALSE(none.contains("progress"));
+  ASSERT_TRUE(status.progress);
+  EXPECT_EQ(status.progress->epoch, 5);
+  api::JobStatus none;
+  store.Apply("ns/b", api::JobStatus(), &none);
+  EXPECT_FALSE(none.progress);
 }
 
 TEST(ProgressStoreTest, RetainDropsDeletedJobs) {
   ProgressStore store;
-  store.Put("ns/a", {{"epoch", 1}}, "t");
-  store.Put("ns/b", {{"epoch", 1}}, "t");
+  store.Put("ns/a", AtEpoch(1), 100);
+  store.Put("ns/b", AtEpoch(1), 100);
   store.Retain({"ns/b"});
-  Json status = Json::object();
-  store.Apply("ns/a", Json::object(), &status);
-  EXPECT_FALSE(status.contains("progress"));
-  store.Apply("ns/b", Json::object(), &status);
-  EXPECT_TRUE(status.contains("progress"));
+  api::JobStatus status;
+  store.Apply("ns/a", api::JobStatus(), &status);
+  EXPECT_FALSE(status.progress);
+  store.Apply("ns/b", api::JobStatus(), &status);
+  EXPECT_TRUE(status.progress);
 }
 
 }  // namespace

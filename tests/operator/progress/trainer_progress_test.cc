@@ -39,28 +39,35 @@ TEST(TrainerProgressTest, ProgressFromTwoScrapes) {
   std::string later = kAfterEpoch2;
   later.replace(later.find("} 10000"), 7, "} 15000");
   Sample now = SampleFromExposition(later);
-  nlohmann::json p = ProgressJson(now, &before, 2.0);
-  EXPECT_EQ(p["epoch"], 2);
-  EXPECT_EQ(p["epochs"], 5);
-  EXPECT_EQ(p["trainLoss"], 2.25);
-  EXPECT_EQ(p["validationLoss"], 2.5);
-  EXPECT_EQ(p["validationAccuracy"], 0.4);
-  EXPECT_EQ(p["samplesPerSecond"], 5000);  // 2,500/s on rank 0 x 2 ranks
-  EXPECT_EQ(p["lastCheckpointTime"], "2026-11-18T11:06:40Z");
-  EXPECT_FALSE(p.contains("updateTime"));
-  EXPECT_FALSE(ProgressJson(now, nullptr, 0).contains("samplesPerSecond"));
-  EXPECT_FALSE(ProgressJson(before, &now, 2.0).contains("samplesPerSecond"));  // counter reset
+  api::Progress p = ProgressFromSample(now, &before, 2.0);
+  EXPECT_EQ(p.epoch, 2);
+  EXPECT_EQ(p.epochs, 5);
+  EXPECT_EQ(p.train_loss, std::optional<double>(2.25));
+  EXPECT_EQ(p.validation_loss, std::optional<double>(2.5));
+  EXPECT_EQ(p.validation_accuracy, std::optional<double>(0.4));
+  EXPECT_EQ(p.samples_per_second, std::optional<double>(5000));  // 2,500/s on rank 0 x 2 ranks
+  EXPECT_EQ(p.last_checkpoint_time, std::optional<int64_t>(1795000000));
+  EXPECT_FALSE(p.update_time);
+  nlohmann::json j = api::ProgressToJson(p);
+  EXPECT_EQ(j["lastCheckpointTime"], "2026-11-18T11:06:40Z");
+  EXPECT_EQ(j["samplesPerSecond"], 5000);
+  EXPECT_FALSE(j.contains("updateTime"));
+  EXPECT_FALSE(ProgressFromSample(now, nullptr, 0).samples_per_second);
+  EXPECT_FALSE(ProgressFromSample(before, &now, 2.0).samples_per_second);  // counter reset
 }
 
 TEST(TrainerProgressTest, BeforeTheFirstEpoch) {
   Sample s = SampleFromExposition(
       "petname_epoch 0\npetname_epochs_planned 3\npetname_train_loss 3.1\n"
       "petname_validation_loss NaN\npetname_checkpoint_last_success_timestamp_seconds 0\n");
-  nlohmann::json p = ProgressJson(s, nullptr, 0);
-  EXPECT_EQ(p["epoch"], 0);
-  EXPECT_EQ(p["trainLoss"], 3.1);
-  EXPECT_FALSE(p.contains("validationLoss"));
-  EXPECT_FALSE(p.contains("lastCheckpointTime"));
+  api::Progress p = ProgressFromSample(s, nullptr, 0);
+  EXPECT_EQ(p.epoch, 0);
+  EXPECT_EQ(p.train_loss, std::optional<double>(3.1));
+  EXPECT_FALSE(p.validation_loss);
+  EXPECT_FALSE(p.last_checkpoint_time);
+  nlohmann::json j = api::ProgressToJson(p);
+  EXPECT_FALSE(j.contains("validationLoss"));
+  EXPECT_FALSE(j.contains("lastCheckpointTime"));
 }
 
 TEST(TrainerProgressTest, NotATrainerExposition) {

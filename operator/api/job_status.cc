@@ -1,0 +1,186 @@
+#include "operator/api/job_status.h"
+
+#include <cmath>
+
+#include "operator/kube/time.h"
+
+namespace petname::api {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr JobPhase kPhases[] = {JobPhase::kPending,   JobPhase::kRunning, JobPhase::kRestarting,
+                                JobPhase::kSucceeded, JobPhase::kFailed,  JobPhase::kSuspended};
+
+JobPhase PhaseFromName(const std::string& name) {
+  for (JobPhase p : kPhases) {
+    if (name == PhaseName(p)) return p;
+  }
+  return JobPhase::kUnset;
+}
+
+std::string String(const Json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+int64_t Int(const Json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
+std::optional<double> Number(const Json& obj, const char* key) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::optional<int64_t> Time(const Json& obj, const char* key) {
+  int64_t t = 0;
+  if (!kube::ParseTime(String(obj, key), &t)) return std::nullopt;
+  return t;
+}
+
+void PutTime(Json* obj, const char* key, const std::optional<int64_t>& t) {
+  if (t) (*obj)[key] = kube::FormatTime(*t);
+}
+
+void PutNumber(Json* obj, const char* key, const std::optional<double>& v) {
+  if (v && std::isfinite(*v)) (*obj)[key] = *v;
+}
+
+Condition ConditionFromJson(const Json& c) {
+  Condition out;
+  out.type = String(c, "type");
+  out.status = String(c, "status") == "True";
+  out.reason = String(c, "reason");
+  out.message = String(c, "message");
+  int64_t t = 0;
+  if (kube::ParseTime(String(c, "lastTransitionTime"), &t)) out.last_transition_time = t;
+  return out;
+}
+
+Progress ProgressFromJson(const Json& p) {
+  Progress out;
+  out.epoch = Int(p, "epoch");
+  out.epochs = Int(p, "epochs");
+  out.train_loss = Number(p, "trainLoss");
+  out.validation_loss = Number(p, "validationLoss");
+  out.validation_accuracy = Number(p, "validationAccuracy");
+  out.samples_per_second = Number(p, "samplesPerSecond");
+  out.last_checkpoint_time = Time(p, "lastCheckpointTime");
+  out.update_time = Time(p, "updateTime");
+  return out;
+}
+
+}  // namespace
+
+const char* PhaseName(JobPhase phase) {
+  switch (phase) {
+    case JobPhase::kUnset:
+      return "";
+    case JobPhase::kPending:
+      return "Pending";
+    case JobPhase::kRunning:
+      return "Running";
+    case JobPhase::kRestarting:
+      return "Restarting";
+    case JobPhase::kSucceeded:
+      return "Succeeded";
+    case JobPhase::kFailed:
+      return "Failed";
+    case JobPhase::kSuspended:
+      return "Suspended";
+  }
+  return "";
+}
+
+bool IsFinished(JobPhase phase) {
+  return phase == JobPhase::kSucceeded || phase == JobPhase::kFailed;
+}
+
+bool Condition::operator==(const Condition& o) const {
+  return type == o.type && status == o.status && reason == o.reason && message == o.message &&
+         last_transition_time == o.last_transition_time;
+}
+
+bool Progress::operator==(const Progress& o) const {
+  return epoch == o.epoch && epochs == o.epochs && train_loss == o.train_loss &&
+         validation_loss == o.validation_loss && validation_accuracy == o.validation_accuracy &&
+         samples_per_second == o.samples_per_second &&
+         last_checkpoint_time == o.last_checkpoint_time && update_time == o.update_time;
+}
+
+bool JobStatus::operator==(const JobStatus& o) const {
+  return phase == o.phase && conditions == o.conditions && active == o.active && ready == o.ready &&
+         succeeded == o.succeeded && failed == o.failed && ranks == o.ranks &&
+         restarts == o.restarts && start_time == o.start_time &&
+         completion_time == o.completion_time && last_restart_time == o.last_restart_time &&
+         observed_generation == o.observed_generation && progress == o.progress;
+}
+
+JobStatus JobStatusFromJson(const Json& status) {
+  JobStatus out;
+  if (!status.is_object()) return out;
+  out.phase = PhaseFromName(String(status, "phase"));
+  auto conds = status.find("conditions");
+  if (conds != status.end() && conds->is_array()) {
+    for (const Json& c : *conds) {
+      if (c.is_object()) out.conditions.push_back(ConditionFromJson(c));
+    }
+  }
+  out.active = static_cast<int>(Int(status, "active"));
+  out.ready = static_cast<int>(Int(status, "ready"));
+  out.succeeded = static_cast<int>(Int(status, "succeeded"));
+  out.failed = static_cast<int>(Int(status, "failed"));
+  out.ranks = static_cast<int>(Int(status, "ranks"));
+  out.restarts = static_cast<int>(Int(status, "restarts"));
+  out.start_time = Time(status, "startTime");
+  out.completion_time = Time(status, "completionTime");
+  out.last_restart_time = Time(status, "lastRestartTime");
+  out.observed_generation = Int(status, "observedGeneration");
+  auto progress = status.find("progress");
+  if (progress != status.end() && progress->is_object()) {
+    out.progress = ProgressFromJson(*progress);
+  }
+  return out;
+}
+
+Json ProgressToJson(const Progress& p) {
+  Json out = {{"epoch", p.epoch}, {"epochs", p.epochs}};
+  PutNumber(&out, "trainLoss", p.train_loss);
+  PutNumber(&out, "validationLoss", p.validation_loss);
+  PutNumber(&out, "validationAccuracy", p.validation_accuracy);
+  PutNumber(&out, "samplesPerSecond", p.samples_per_second);
+  PutTime(&out, "lastCheckpointTime", p.last_checkpoint_time);
+  PutTime(&out, "updateTime", p.update_time);
+  return out;
+}
+
+Json JobStatusToJson(const JobStatus& s) {
+  Json out = Json::object();
+  if (s.phase != JobPhase::kUnset) out["phase"] = PhaseName(s.phase);
+  Json conds = Json::array();
+  for (const Condition& c : s.conditions) {
+    conds.push_back({{"type", c.type},
+                     {"status", c.status ? "True" : "False"},
+                     {"reason", c.reason},
+                     {"message", c.message},
+                     {"lastTransitionTime", kube::FormatTime(c.last_transition_time)}});
+  }
+  out["conditions"] = std::move(conds);
+  out["active"] = s.active;
+  out["ready"] = s.ready;
+  out["succeeded"] = s.succeeded;
+  out["failed"] = s.failed;
+  out["ranks"] = s.ranks;
+  out["restarts"] = s.restarts;
+  PutTime(&out, "startTime", s.start_time);
+  PutTime(&out, "completionTime", s.completion_time);
+  PutTime(&out, "lastRestartTime", s.last_restart_time);
+  out["observedGeneration"] = s.observed_generation;
+  if (s.progress) out["progress"] = ProgressToJson(*s.progress);
+  return out;
+}
+
+}  // namespace petname::api
