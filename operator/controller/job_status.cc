@@ -261,6 +261,10 @@ void Decider::Run(const std::vector<Json>& owned) {
     AfterFinish();
     return;
   }
+  if (const Status valid = CheckPodTemplate(job_); !valid.ok()) {
+    Finish(false, "InvalidSpec", valid.message());
+    return;
+  }
   if (spec_.suspend) {
     SetPhase("Suspended");
     Set(api::kSuspended, true, "Suspended",
