@@ -166,8 +166,9 @@ int Run(int argc, char** argv) {
   kube::ClientOptions opts;
   opts.qps = f.qps;
   opts.burst = f.burst;
-  opts.on_request = [&op_metrics](const std::string& verb, int code, double seconds) {
-    op_metrics.ObserveApiRequest(verb, code, seconds);
+  opts.on_request = [&op_metrics](const std::string& verb, const std::string& host, int code,
+                                  double seconds) {
+    op_metrics.ObserveApiRequest(verb, host, code, seconds);
   };
   std::unique_ptr<kube::RestClient> client;
   s = kube::RestClient::Create(cfg, opts, &client);
@@ -191,8 +192,7 @@ int Run(int argc, char** argv) {
   }
   progress::ProgressStore progress_store;
   controller::Controller ctrl(client.get(), {f.ns, f.workers, &op_metrics, &progress_store});
-  op_metrics.SetSources({[&ctrl] { return static_cast<int64_t>(ctrl.queue_depth()); },
-                         [&ctrl] { return ctrl.queue_adds(); }, [&ctrl] { return ctrl.lists(); },
+  op_metrics.SetSources({[&ctrl] { return ctrl.queue_stats(); }, [&ctrl] { return ctrl.lists(); },
                          [&ctrl] { return ctrl.JobsByPhase(); },
                          [&elector] { return elector == nullptr || elector->is_leader(); }});
   std::unique_ptr<progress::ProgressScraper> scraper;

@@ -166,6 +166,15 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
   }
   r.StringMap("labels", &spec->labels);
   r.StringMap("annotations", &spec->annotations);
+  Reader tmpl = r.Child("template");
+  tmpl.Child("metadata").StringMap("labels", &spec->pod_template.labels);
+  tmpl.Child("metadata").StringMap("annotations", &spec->pod_template.annotations);
+  if (const Json* v = tmpl.Field("spec")) {
+    if (!v->is_object())
+      tmpl.Fail("spec", "must be an object");
+    else
+      spec->pod_template.spec = *v;
+  }
   PETNAME_RETURN_IF_ERROR(st);
 
   if (spec->backend.empty()) spec->backend = spec->gpus_per_replica > 0 ? "nccl" : "gloo";

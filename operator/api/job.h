@@ -40,6 +40,15 @@ struct VolumeSpec {
   bool read_only = true;
 };
 
+// spec.template: pod metadata and core/v1 PodSpec fields for every rank pod, merged with what
+// the operator renders (controller/pod_template.h). The PodSpec fields are passed through as
+// they are; the API server validates them when the pods are created.
+struct PodTemplate {
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  Json spec = Json::object();
+};
+
 struct JobSpec {
   int replicas = 1;
   std::string image;
@@ -90,6 +99,7 @@ struct JobSpec {
   Json env = Json::array();  // extra [{name, value}]
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> annotations;
+  PodTemplate pod_template;
 };
 
 // The job object: identity plus parsed spec and status; `object` keeps the raw JSON (owner

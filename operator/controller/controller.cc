@@ -114,7 +114,10 @@ void Controller::Work() {
     if (options_.metrics != nullptr) {
       options_.metrics->ObserveQueueWait(std::chrono::duration<double>(waited).count());
       options_.metrics->ObserveReconcile(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), s.ok());
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+          !s.ok()             ? operator_metrics::ReconcileResult::kError
+          : requeue_after > 0 ? operator_metrics::ReconcileResult::kRequeueAfter
+                              : operator_metrics::ReconcileResult::kSuccess);
     }
     if (s.ok()) {
       queue_.Forget(key);
@@ -127,6 +130,10 @@ void Controller::Work() {
       queue_.AddRateLimited(key);
     }
     queue_.Done(key);
+    if (options_.metrics != nullptr) {
+      options_.metrics->ObserveWork(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
   }
 }
 

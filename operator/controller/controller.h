@@ -48,8 +48,7 @@ class Controller {
 
   // True once every informer has synced.
   bool Synced() const;
-  size_t queue_depth() { return queue_.Len(); }
-  int64_t queue_adds() { return queue_.adds(); }
+  kube::QueueStats queue_stats() { return queue_.Stats(); }
   // Full lists done by the informers: one each at start, one more per 410 relist.
   int64_t lists() const;
   // Cached jobs by status.phase ("" before the first status write).

@@ -7,6 +7,7 @@
 #include "operator/api/pod.h"
 #include "operator/api/quantity.h"
 #include "operator/controller/gang.h"
+#include "operator/controller/pod_template.h"
 #include "operator/kube/object.h"
 
 namespace petname::controller {
@@ -111,7 +112,8 @@ Json VolumeSource(const api::VolumeSpec& v) {
   return {{"configMap", {{"name", v.config_map}}}};
 }
 
-Json Pod(const api::Job& job, int index) {
+// The rank pod as the operator alone renders it (no template, no gang).
+Json OperatorPod(const api::Job& job, int index) {
   const api::JobSpec& s = job.spec;
   Json args = Json::array({"train"});
   for (const std::string& a : TrainArgs(s)) args.push_back(a);
@@ -149,10 +151,17 @@ Json Pod(const api::Job& job, int index) {
        {"schedulerName", "priorityClassName", "nodeSelector", "tolerations", "affinity"}) {
     if (s.scheduling.is_object() && s.scheduling.contains(key)) spec[key] = s.scheduling[key];
   }
-  Json pod = {{"apiVersion", "v1"},
-              {"kind", "Pod"},
-              {"metadata", Metadata(job, PodName(job.name, index), index)},
-              {"spec", spec}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", Metadata(job, PodName(job.name, index), index)},
+          {"spec", spec}};
+}
+
+// The operator's pod with the job's template merged in (conflicts left out: CheckPodTemplate
+// fails such a job before any pod is created) and the gang's label or annotation.
+Json Pod(const api::Job& job, int index) {
+  Json pod = OperatorPod(job, index);
+  MergePodTemplate(job.spec.pod_template, &pod);
   if (job.spec.gang_enabled) JoinGang(job, &pod);
   return pod;
 }
@@ -228,6 +237,17 @@ std::vector<std::string> TrainArgs(const api::JobSpec& s) {
   if (threads.count > 0) args.insert(args.end(), {"--threads", std::to_string(threads.count)});
   if (s.gpus_per_replica > 0) args.insert(args.end(), {"--device", "cuda"});
   return args;
+}
+
+Status CheckPodTemplate(const api::Job& job) {
+  const api::PodTemplate& t = job.spec.pod_template;
+  if (t.labels.empty() && t.annotations.empty() && t.spec.empty()) return Status::Ok();
+  Json pod = OperatorPod(job, 0);
+  const std::vector<std::string> conflicts = MergePodTemplate(t, &pod);
+  if (conflicts.empty()) return Status::Ok();
+  std::string message = "spec.template sets what the operator owns: ";
+  for (size_t i = 0; i < conflicts.size(); ++i) message += (i > 0 ? "; " : "") + conflicts[i];
+  return Status::InvalidArgument(message);
 }
 
 int PodGeneration(const Json& pod) {

@@ -18,6 +18,9 @@
 //    (metrics.port + k, local rank k's metrics) for k = 1..P-1 and rendezvous (masterPort);
 //    label petname.dev/restart-generation=<status.restarts>, so pods of an earlier gang restart
 //    are never taken for current ones (Diff deletes them);
+//  - spec.template merged into every pod (pod_template.h): its labels, annotations, sidecars,
+//    init containers, volumes and pod-level fields (service account, security context, ...),
+//    never overriding what the operator sets;
 //  - with scheduling.gang.enabled, the PodGroup (gang.h; minMember counts pods) and the pods'
 //    gang labels.
 // Which pods exist is decided by ComputeStatus (job_status.h) as a PodAction.
@@ -28,6 +31,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/status.h"
 #include "operator/api/job.h"
 
 namespace petname::controller {
@@ -74,6 +78,10 @@ Threads RankThreads(const api::JobSpec& spec);
 // hyper-parameters, checkpoint and metrics flags, `--resume`, `--threads` (RankThreads) and
 // `--device cuda` with GPUs.
 std::vector<std::string> TrainArgs(const api::JobSpec& spec);
+
+// OK when spec.template sets nothing the operator sets on the rank pods; else InvalidArgument
+// listing each conflict (MergePodTemplate's messages).
+Status CheckPodTemplate(const api::Job& job);
 
 // The restart generation of a pod (its label; 0 when absent).
 int PodGeneration(const Json& pod);

@@ -228,6 +228,10 @@ void Decider::Run(const std::vector<api::ObservedPod>& owned) {
     AfterFinish();
     return;
   }
+  if (const Status valid = CheckPodTemplate(job_); !valid.ok()) {
+    Finish(false, "InvalidSpec", valid.message());
+    return;
+  }
   if (spec_.suspend) {
     SetPhase(api::JobPhase::kSuspended);
     Set(api::kSuspended, true, "Suspended",

@@ -178,7 +178,12 @@ Status Reconciler::Create(const api::Job& job, const Json& obj) {
     }
     return Status::Ok();
   }
-  return Status::Unavailable("create " + kind + " " + kube::Name(obj) + ": " + ApiMessage(resp));
+  const std::string failure = "create " + kind + " " + kube::Name(obj) + ": " + ApiMessage(resp);
+  if (resp.code == 422) {
+    // Invalid, e.g. a spec.template field the API server refuses: say so on the job.
+    events_->Record(job.object, "Warning", "FailedCreate", failure);
+  }
+  return Status::Unavailable(failure);
 }
 
 Status Reconciler::DeletePod(const api::Job& job, const std::string& name) {

@@ -111,6 +111,12 @@ Status ParseTls(const RestConfig& cfg, std::shared_ptr<TlsMaterial>* out) {
   return Status::Ok();
 }
 
+// HOST:PORT of a server URL (HOST alone when the URL names no port), as client-go's host label.
+std::string HostPort(const std::string& server) {
+  const web::uri uri(server);
+  return uri.port() > 0 ? uri.host() + ":" + std::to_string(uri.port()) : uri.host();
+}
+
 http_client_config ClientConfig(const RestConfig& cfg, std::chrono::seconds timeout,
                                 const std::shared_ptr<TlsMaterial>& tls) {
   http_client_config c;
@@ -142,16 +148,19 @@ void SleepUnlessShutDown(std::chrono::milliseconds d, const std::atomic<bool>& s
 // HTTP code once Answered(), else with code 0.
 class RequestTimer {
  public:
-  using Hook = std::function<void(const std::string&, int, double)>;
-  RequestTimer(const Hook& hook, std::string verb)
-      : hook_(hook), verb_(std::move(verb)), start_(std::chrono::steady_clock::now()) {}
+  using Hook = std::function<void(const std::string&, const std::string&, int, double)>;
+  RequestTimer(const Hook& hook, std::string verb, const std::string& host)
+      : hook_(hook),
+        verb_(std::move(verb)),
+        host_(host),
+        start_(std::chrono::steady_clock::now()) {}
   ~RequestTimer() {
-    if (hook_ && !reported_) hook_(verb_, 0, Seconds());
+    if (hook_ && !reported_) hook_(verb_, host_, 0, Seconds());
   }
   RequestTimer(const RequestTimer&) = delete;
   RequestTimer& operator=(const RequestTimer&) = delete;
   void Answered(int code) {
-    if (hook_) hook_(verb_, code, Seconds());
+    if (hook_) hook_(verb_, host_, code, Seconds());
     reported_ = true;
   }
 
@@ -161,6 +170,7 @@ class RequestTimer {
   }
   const Hook& hook_;
   const std::string verb_;
+  const std::string& host_;
   const std::chrono::steady_clock::time_point start_;
   bool reported_ = false;
 };
@@ -180,6 +190,7 @@ RestClient::RestClient(RestConfig config, ClientOptions options,
                        const std::shared_ptr<TlsMaterial>& tls)
     : config_(std::move(config)),
       options_(std::move(options)),
+      host_(HostPort(config_.server)),
       bucket_(options_.qps, options_.burst),
       client_(std::make_unique<http_client>(config_.server,
                                             ClientConfig(config_, options_.request_timeout, tls))),
@@ -223,7 +234,7 @@ Status RestClient::Do(const std::string& method, const std::string& path,
     bucket_.Wait();
     web::http::http_request req = NewRequest(method, path);
     if (body != nullptr) req.set_body(body->dump(), content_type);
-    RequestTimer timer(options_.on_request, method);
+    RequestTimer timer(options_.on_request, method, host_);
     try {
       web::http::http_response r = client_->request(req, cancel_.get_token()).get();
       timer.Answered(r.status_code());
@@ -245,7 +256,7 @@ Status RestClient::Stream(const std::string& path,
                           const std::function<bool(const std::string&)>& on_line, int* code) {
   if (shut_down_.load()) return Status::Unavailable("client shut down");
   bucket_.Wait();
-  RequestTimer timer(options_.on_request, "WATCH");
+  RequestTimer timer(options_.on_request, "WATCH", host_);
   try {
     web::http::http_response r =
         watch_client_->request(NewRequest("GET", path), cancel_.get_token()).get();

@@ -30,9 +30,11 @@ struct ClientOptions {
   int max_retries = 6;
   std::chrono::seconds request_timeout{30};
   std::chrono::seconds watch_timeout{15 * 60};  // inactivity limit of a watch stream
-  // Called after every request attempt with the verb (WATCH for streams), the HTTP code (0: no
-  // answer) and the seconds until the answer's headers (for metrics). Optional.
-  std::function<void(const std::string& verb, int code, double seconds)> on_request;
+  // Called after every request attempt with the verb (WATCH for streams), the API server's
+  // HOST:PORT, the HTTP code (0: no answer) and the seconds until the answer's headers (for
+  // metrics). Optional.
+  std::function<void(const std::string& verb, const std::string& host, int code, double seconds)>
+      on_request;
 };
 
 struct Response {
@@ -69,6 +71,7 @@ class RestClient {
 
   const RestConfig config_;
   const ClientOptions options_;
+  const std::string host_;  // HOST:PORT of config_.server, for on_request
   TokenBucket bucket_;
   std::unique_ptr<web::http::client::http_client> client_;
   std::unique_ptr<web::http::client::http_client> watch_client_;

@@ -1,5 +1,6 @@
 #include "operator/kube/work_queue.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace petname::kube {
@@ -36,6 +37,7 @@ void WorkQueue::AddRateLimited(const std::string& key) {
   Clock::duration delay;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    ++retries_;
     auto it = failures_.find(key);
     if (it == failures_.end()) {
       it = failures_.emplace(key, Backoff(base_delay_, max_delay_, std::hash<std::string>()(key)))
@@ -79,7 +81,7 @@ bool WorkQueue::Get(std::string* key, Clock::duration* waited) {
     if (waited != nullptr) *waited = Clock::now() - queued->second;
     queued_at_.erase(queued);
   }
-  processing_.insert(*key);
+  processing_[*key] = Clock::now();
   return true;
 }
 
@@ -102,14 +104,25 @@ void WorkQueue::ShutDown() {
   cv_.notify_all();
 }
 
-int64_t WorkQueue::adds() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return adds_;
-}
-
 size_t WorkQueue::Len() {
   std::lock_guard<std::mutex> lock(mu_);
   return queue_.size() + waiting_.size();
+}
+
+QueueStats WorkQueue::Stats() {
+  std::lock_guard<std::mutex> lock(mu_);
+  QueueStats s;
+  s.depth = static_cast<int64_t>(queue_.size());
+  s.delayed = static_cast<int64_t>(waiting_.size());
+  s.adds = adds_;
+  s.retries = retries_;
+  const Clock::time_point now = Clock::now();
+  for (const auto& entry : processing_) {
+    const double seconds = std::chrono::duration<double>(now - entry.second).count();
+    s.unfinished_work_seconds += seconds;
+    s.longest_running_seconds = std::max(s.longest_running_seconds, seconds);
+  }
+  return s;
 }
 
 }  // namespace petname::kube

@@ -6,6 +6,8 @@
 //  - AddRateLimited() re-adds after a per-key exponential delay (with jitter) that grows with
 //    each failure until Forget(key); AddAfter() re-adds after a fixed delay.
 // Thread-safe. ShutDown() makes Get() return false once nothing is left to hand out.
+// Stats() reports what client-go's workqueue metrics report (depth, adds, retries, work in
+// progress).
 #pragma once
 
 #include <chrono>
@@ -20,6 +22,16 @@
 #include "operator/kube/backoff.h"
 
 namespace petname::kube {
+
+// A snapshot of a WorkQueue, in client-go's workqueue metric terms.
+struct QueueStats {
+  int64_t depth = 0;    // keys ready to be handed out
+  int64_t delayed = 0;  // keys waiting for their AddAfter/AddRateLimited delay
+  int64_t adds = 0;     // keys newly queued so far (adds of a key already queued do not count)
+  int64_t retries = 0;  // AddRateLimited calls so far
+  double unfinished_work_seconds = 0;  // summed over the keys being processed, since their Get
+  double longest_running_seconds = 0;  // the longest of those
+};
 
 class WorkQueue {
  public:
@@ -41,8 +53,7 @@ class WorkQueue {
   void ShutDown();
   // Keys queued or waiting for their delay (not counting those being processed).
   size_t Len();
-  // Keys newly queued so far (adds of a key already queued are not counted).
-  int64_t adds();
+  QueueStats Stats();
 
  private:
   void AddLocked(const std::string& key);
@@ -56,7 +67,8 @@ class WorkQueue {
   std::set<std::string> dirty_;
   std::map<std::string, Clock::time_point> queued_at_;
   int64_t adds_ = 0;
-  std::set<std::string> processing_;
+  int64_t retries_ = 0;
+  std::map<std::string, Clock::time_point> processing_;  // key -> when Get handed it out
   std::multimap<Clock::time_point, std::string> waiting_;
   std::map<std::string, Backoff> failures_;
   bool shutting_down_ = false;

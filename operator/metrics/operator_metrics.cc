@@ -34,6 +34,8 @@ prometheus::Histogram& LatencyHistogram(prometheus::Registry& r, const std::stri
 // Reads the Sources at scrape time.
 class SourcesCollector : public prometheus::Collectable {
  public:
+  explicit SourcesCollector(const RuntimeMetrics* runtime) : runtime_(runtime) {}
+
   void Set(Sources sources) {
     std::lock_guard<std::mutex> lock(mu_);
     sources_ = std::move(sources);
@@ -45,13 +47,14 @@ class SourcesCollector : public prometheus::Collectable {
     auto single = [&out](const char* name, const char* help, MetricType type, double value) {
       out.push_back({name, help, type, {metrics::Sample(type, {}, value)}});
     };
-    if (sources_.queue_depth) {
-      single("petname_operator_workqueue_depth", "Keys waiting in the work queue.",
-             MetricType::Gauge, static_cast<double>(sources_.queue_depth()));
-    }
-    if (sources_.queue_adds) {
+    if (sources_.queue) {
+      const kube::QueueStats stats = sources_.queue();
+      single("petname_operator_workqueue_depth",
+             "Keys waiting in the work queue (ready or delayed).", MetricType::Gauge,
+             static_cast<double>(stats.depth + stats.delayed));
       single("petname_operator_workqueue_adds_total", "Keys added to the work queue.",
-             MetricType::Counter, static_cast<double>(sources_.queue_adds()));
+             MetricType::Counter, static_cast<double>(stats.adds));
+      for (auto& f : runtime_->QueueFamilies(stats)) out.push_back(std::move(f));
     }
     if (sources_.informer_lists) {
       single("petname_operator_informer_lists_total",
@@ -78,6 +81,7 @@ class SourcesCollector : public prometheus::Collectable {
   }
 
  private:
+  const RuntimeMetrics* const runtime_;
   mutable std::mutex mu_;
   Sources sources_;
 };
@@ -86,7 +90,8 @@ class SourcesCollector : public prometheus::Collectable {
 
 OperatorMetrics::OperatorMetrics()
     : registry_(std::make_shared<prometheus::Registry>()),
-      sources_collector_(std::make_shared<SourcesCollector>()),
+      runtime_(*registry_, kControllerName),
+      sources_collector_(std::make_shared<SourcesCollector>(&runtime_)),
       process_collector_(std::make_shared<metrics::ProcessCollector>(prometheus::Labels{})),
       created_(CounterFamily(*registry_, "petname_operator_jobs_created_total",
                              "Jobs whose first status the operator wrote.")),
@@ -129,18 +134,26 @@ void OperatorMetrics::ObserveStatusWrite(const std::string& ns, const api::JobSt
   if (t.restarts > 0) restarted_.Add(labels).Increment(static_cast<double>(t.restarts));
 }
 
-void OperatorMetrics::ObserveReconcile(double seconds, bool ok) {
+void OperatorMetrics::ObserveReconcile(double seconds, ReconcileResult result) {
   reconciles_.Increment();
-  if (!ok) reconcile_errors_.Increment();
+  if (result == ReconcileResult::kError) reconcile_errors_.Increment();
   reconcile_duration_.Observe(seconds);
+  runtime_.ObserveReconcile(seconds, result);
 }
 
-void OperatorMetrics::ObserveQueueWait(double seconds) { queue_wait_.Observe(seconds); }
+void OperatorMetrics::ObserveQueueWait(double seconds) {
+  queue_wait_.Observe(seconds);
+  runtime_.ObserveQueueWait(seconds);
+}
 
-void OperatorMetrics::ObserveApiRequest(const std::string& verb, int code, double seconds) {
+void OperatorMetrics::ObserveWork(double seconds) { runtime_.ObserveWork(seconds); }
+
+void OperatorMetrics::ObserveApiRequest(const std::string& verb, const std::string& host, int code,
+                                        double seconds) {
   api_requests_.Add({{"verb", verb}, {"code", code == 0 ? "<error>" : std::to_string(code)}})
       .Increment();
   api_latency_.Add({{"verb", verb}}, kLatencyBuckets).Observe(seconds);
+  runtime_.ObserveRequest(verb, host, code);
 }
 
 std::string OperatorMetrics::Text() const {

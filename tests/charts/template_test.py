@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Offline tests of charts/petname-operator: helm lint, the chart CRDs equal to crds/, and
-`helm template` under several value sets with assertions on the rendered objects.
+`helm template` under several value sets with assertions on the rendered objects (among them
+the PodMonitor and the `helm test` hook), and the chart README's values table against
+values.schema.json and values.yaml.
 
     tests/charts/template_test.py HELM
 
@@ -85,8 +87,8 @@ def test_lint_and_crds():
 
 def test_defaults():
     objs = render()
-    check("defaults: object kinds", kinds(objs) == [
-        "ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "Service",
+    check("defaults: object kinds (the Pod is the helm test hook)", kinds(objs) == [
+        "ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "Pod", "Service",
         "ServiceAccount"], str(kinds(objs)))
     role = objs[("ClusterRole", "rel-petname-operator")]
     check("defaults: ClusterRole has exactly the operator's rules",
@@ -123,9 +125,10 @@ def test_defaults():
                         "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081"],
           str(c["args"]))
     svc = objs[("Service", "rel-petname-operator-metrics")]
-    check("metrics Service selects the operator pods on http-metrics",
+    check("metrics Service selects the operator pods on http-metrics and health",
           svc["spec"]["selector"] == dep["spec"]["selector"]["matchLabels"]
-          and svc["spec"]["ports"][0]["targetPort"] == "http-metrics")
+          and [(p["name"], p["port"], p["targetPort"]) for p in svc["spec"]["ports"]]
+          == [("http-metrics", 8080, "http-metrics"), ("health", 8081, "health")])
     cm = objs[("ConfigMap", "rel-petname-operator-dashboard")]
     dashboard = (CHART / "dashboards" / "petname-training.json").read_text()
     check("dashboard ConfigMap labelled grafana_dashboard: \"1\"",
@@ -222,6 +225,91 @@ def test_pod_monitor():
           == {"matchNames": ["ml", "research"]})
 
 
+def test_helm_test_hook():
+    objs = render("image.tag=1.2.3", "healthPort=9091", "imagePullSecrets[0].name=regcred")
+    pod = objs.get(("Pod", "rel-petname-operator-test"))
+    check("helm test hook: a Pod rel-petname-operator-test", pod is not None, str(kinds(objs)))
+    if pod is None:
+        return
+    notes = pod["metadata"]["annotations"]
+    check("helm test hook: annotated helm.sh/hook test, deleted when it passed",
+          notes.get("helm.sh/hook") == "test"
+          and "hook-succeeded" in notes.get("helm.sh/hook-delete-policy", ""), str(notes))
+    spec = pod["spec"]
+    c = spec["containers"][0]
+    dep_c = container(objs)
+    check("helm test hook: the operator's image and pull policy",
+          c["image"] == dep_c["image"] == "localhost/petname-operator:1.2.3"
+          and c["imagePullPolicy"] == dep_c["imagePullPolicy"], c["image"])
+    check("helm test hook: runs once, no API token, the chart's pull secrets",
+          spec["restartPolicy"] == "Never" and spec["automountServiceAccountToken"] is False
+          and spec["imagePullSecrets"] == [{"name": "regcred"}])
+    psc, sc = spec["securityContext"], c["securityContext"]
+    check("helm test hook: non-root, seccomp RuntimeDefault",
+          psc.get("runAsNonRoot") is True and psc.get("runAsUser", 0) > 0
+          and psc.get("seccompProfile", {}).get("type") == "RuntimeDefault")
+    check("helm test hook: read-only root fs, no escalation, no capabilities",
+          sc.get("readOnlyRootFilesystem") is True and sc.get("allowPrivilegeEscalation") is False
+          and sc.get("capabilities", {}).get("drop") == ["ALL"])
+    check("helm test hook: small requests and limits",
+          set(c["resources"]) == {"requests", "limits"})
+    script = " ".join(c["command"] + c["args"])
+    check("helm test hook: GETs /healthz and /readyz from the Service's health port",
+          c["command"][:1] == ["/bin/bash"]
+          and "/dev/tcp/$host/9091" in script and "/healthz /readyz" in script
+          and "host=rel-petname-operator-metrics.petname-system.svc" in script, script[:300])
+    svc = objs[("Service", "rel-petname-operator-metrics")]
+    check("helm test hook: the Service exposes healthPort as health",
+          {"name": "health", "port": 9091, "targetPort": "health", "protocol": "TCP"}
+          in svc["spec"]["ports"])
+    r = helm("template", "rel", str(CHART), "--skip-tests")
+    check("helm template --skip-tests leaves the hook out",
+          r.returncode == 0 and "rel-petname-operator-test" not in r.stdout)
+
+
+def value_paths(schema, prefix=""):
+    """The values values.schema.json names: objects with properties are walked, the rest are
+    leaves (free-form objects such as resources count as one value)."""
+    for key, sub in schema.get("properties", {}).items():
+        if "properties" in sub:
+            yield from value_paths(sub, prefix + key + ".")
+        else:
+            yield prefix + key
+
+
+def literal(value):
+    """A values.yaml default as the README writes it."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if value == "":
+        return '""'
+    if isinstance(value, (list, dict)):
+        return json.dumps(value)
+    return str(value)
+
+
+def test_readme_values():
+    schema = json.loads((CHART / "values.schema.json").read_text())
+    values = yaml.safe_load((CHART / "values.yaml").read_text())
+    rows = dict(re.findall(r"^\| `([^`]+)` \| ([^|]+) \|", (CHART / "README.md").read_text(),
+                           re.M))
+    want = set(value_paths(schema))
+    check("README values table lists every value", want <= set(rows), str(sorted(want - set(rows))))
+    check("README values table lists only values the chart has", set(rows) <= want,
+          str(sorted(set(rows) - want)))
+    wrong = []
+    for path, default in rows.items():
+        m = re.fullmatch(r"`([^`]*)`", default.strip())
+        if not m or path not in want:
+            continue  # described in words
+        value = values
+        for key in path.split("."):
+            value = value.get(key) if isinstance(value, dict) else None
+        if literal(value) != m.group(1):
+            wrong.append(f"{path}: README {m.group(1)}, values.yaml {literal(value)}")
+    check("README defaults equal values.yaml", not wrong, "; ".join(wrong))
+
+
 def test_schema_rejects():
     for bad in ["scope=everywhere", "replicas=-1", "operator.logLevel=loud", "operator.workers=0",
                 "image.pullPolicy=Sometimes", "unknownKey=1", "serviceMonitor.interval=soon",
@@ -232,14 +320,15 @@ def test_schema_rejects():
 
 def test_service_account_off():
     objs = render("serviceAccount.create=false", "serviceAccount.name=existing", "rbac.create=false")
-    check("serviceAccount.create=false, rbac.create=false: only Deployment, Service, ConfigMap",
-          kinds(objs) == ["ConfigMap", "Deployment", "Service"], str(kinds(objs)))
+    check("serviceAccount.create=false, rbac.create=false: Deployment, Service, ConfigMap, test",
+          kinds(objs) == ["ConfigMap", "Deployment", "Pod", "Service"], str(kinds(objs)))
     pod = objs[("Deployment", "rel-petname-operator")]["spec"]["template"]["spec"]
     check("existing ServiceAccount used", pod["serviceAccountName"] == "existing")
 
 
 for test in [test_lint_and_crds, test_defaults, test_namespace_scope, test_leader_election,
-             test_monitoring, test_pod_monitor, test_schema_rejects, test_service_account_off]:
+             test_monitoring, test_pod_monitor, test_helm_test_hook, test_readme_values,
+             test_schema_rejects, test_service_account_off]:
     try:
         test()
     except Exception as e:  # a rendering failure is one failed check, not a crash

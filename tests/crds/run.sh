@@ -76,6 +76,15 @@ if grep -q "like torchrun's --nproc-per-node" <<<"$out"; then
   pass "kubectl explain pntj.spec.resources.processesPerReplica"; else
   fail "kubectl explain pntj.spec.resources.processesPerReplica" "$out"; fi
 
+out=$(k explain pntj.spec.template.spec.containers 2>&1 | tr -s '[:space:]' ' ' || true)
+if grep -q "Sidecar containers (core/v1 Container) added to every rank pod beside the operator's" <<<"$out"; then
+  pass "kubectl explain pntj.spec.template.spec.containers"; else
+  fail "kubectl explain pntj.spec.template.spec.containers" "$out"; fi
+out=$(k explain pntj.spec.template.spec.restartPolicy 2>&1 || true)
+if grep -q "Not settable" <<<"$out"; then
+  pass "kubectl explain says restartPolicy is the operator's"; else
+  fail "kubectl explain says restartPolicy is the operator's" "$out"; fi
+
 check "create namespace $NS" k create namespace "$NS"
 
 # ---- the example and its defaults ---------------------------------------------------------------

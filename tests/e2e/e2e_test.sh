@@ -2,7 +2,8 @@
 # End to end on a real single-node cluster (tests/cluster/node-up.sh: kubelet + containerd + runc,
 # CNI bridge, kube-proxy, CoreDNS): the operator chart and PetNameTrainingJobs in real pods.
 #   1. `helm install` charts/petname-operator (the operator runs in a pod and reaches the API server
-#      through the kubernetes Service), a 2-rank CPU job on a small subset of the data: pods run,
+#      through the kubernetes Service), `helm test` (the chart's test Pod gets 200 from /healthz and
+#      /readyz through the operator's Service), a 2-rank CPU job on a small subset of the data: pods run,
 #      rank 1 finds rank 0 by DNS (J-rank-0.J.<ns>.svc) over the pod network, the job Succeeds,
 #      checkpoints are on the volume (a hostPath PersistentVolume), `petname generate` on the host
 #      prints names from them, status.progress was filled while running, and a Prometheus on the
@@ -281,6 +282,8 @@ scenario_1() {
     --set image.pullPolicy=Never --set operator.logLevel=debug \
     --set 'operator.extraArgs={--progress-interval=2s}' || return 1
   step "operator pod Ready (it reached the API server through the kubernetes Service)" 120 operator_ready || return 1
+  check "helm test: the test Pod got 200 from /healthz and /readyz through the operator's Service" \
+    "$HELM" --kubeconfig "$CLUSTER/kubeconfig" test petname -n "$OP_NS" --timeout 180s --logs
   k create namespace "$NS" >/dev/null
   eventually 60 kn get serviceaccount default || true
   prometheus_start

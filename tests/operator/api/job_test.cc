@@ -80,6 +80,32 @@ TEST(JobTest, ReadsEveryGroup) {
   EXPECT_EQ(sp.labels.at("team"), "pets");
 }
 
+TEST(JobTest, ReadsThePodTemplate) {
+  Json obj = Minimal();
+  obj["spec"]["template"] = Json::parse(R"({"metadata": {"labels": {"a": "1"},
+    "annotations": {"b": "2"}}, "spec": {"serviceAccountName": "sa",
+    "containers": [{"name": "side", "image": "s:1"}]}})");
+  Job job;
+  ASSERT_TRUE(JobFromJson(obj, &job).ok());
+  const PodTemplate& t = job.spec.pod_template;
+  EXPECT_EQ(t.labels.at("a"), "1");
+  EXPECT_EQ(t.annotations.at("b"), "2");
+  EXPECT_EQ(t.spec["serviceAccountName"], "sa");
+  EXPECT_EQ(t.spec["containers"][0]["name"], "side");
+  ASSERT_TRUE(JobFromJson(Minimal(), &job).ok());
+  EXPECT_TRUE(job.spec.pod_template.labels.empty());
+  EXPECT_EQ(job.spec.pod_template.spec, Json::object());
+  for (const auto& [tmpl, want] : {std::pair<const char*, const char*>{
+                                       R"({"spec": []})", "spec.template.spec must be an object"},
+                                   {R"({"metadata": {"labels": {"a": 1}}})",
+                                    "spec.template.metadata.labels must be a map of strings"}}) {
+    obj["spec"]["template"] = Json::parse(tmpl);
+    Status s = JobFromJson(obj, &job);
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << tmpl;
+    EXPECT_NE(s.message().find(want), std::string::npos) << s.message();
+  }
+}
+
 TEST(JobTest, ProcessesPerPodAndWorldSize) {
   // {resources, replicas} -> processes per pod
   const std::tuple<const char*, int, int> cases[] = {

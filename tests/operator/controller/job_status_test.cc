@@ -355,5 +355,25 @@ TEST(JobStatusTest, TerminatingAndOldGenerationPodsAreNotCounted) {
   EXPECT_EQ(p.status.failed, 0);
 }
 
+TEST(JobStatusTest, APodTemplateThatSetsOperatorFieldsFailsTheJob) {
+  api::Job job = TestJob(2, R"({"spec": {"template": {"spec": {
+    "containers": [{"name": "trainer", "image": "other"}]}}}})");
+  Plan p = Step(&job, {}, kT0);
+  EXPECT_EQ(p.status.phase, api::JobPhase::kFailed);
+  EXPECT_EQ(CondStatus(p.status, "Failed"), "True");
+  EXPECT_EQ(CondReason(p.status, "Failed"), "InvalidSpec");
+  EXPECT_NE(CondMessage(p.status, "Failed")
+                .find(R"(spec.template.spec.containers: "trainer" is already a container name)"),
+            std::string::npos)
+      << CondMessage(p.status, "Failed");
+  EXPECT_TRUE(HasEvent(p, "InvalidSpec"));
+  EXPECT_NE(p.pods, PodAction::kRun);
+  EXPECT_TRUE(Desired(job, p.pods).pods.empty());
+  p = Step(&job, {}, kT0 + 5);  // final: no second event, still no pods
+  EXPECT_EQ(p.status.phase, api::JobPhase::kFailed);
+  EXPECT_TRUE(p.events.empty());
+  EXPECT_TRUE(Desired(job, p.pods).pods.empty());
+}
+
 }  // namespace
 }  // namespace petname::controller

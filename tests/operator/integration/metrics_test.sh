@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # /healthz, /readyz and /metrics of a real operator: job counters move on the status
 # transitions the test drives by patching pod status (as a kubelet would), the phase gauge and
-# is_leader read right, the exposition passes `promtool check metrics`, and JSON logs carry the
-# job key and a reconcile id on each reconcile line.
+# is_leader read right, reconciles, the work queue and API requests are also exported under
+# controller-runtime's and client-go's names, the exposition passes `promtool check metrics`,
+# and JSON logs carry the job key and a reconcile id on each reconcile line.
 source "$(dirname "$0")/lib.sh"
 
 HEALTH_PORT=$(free_port)
@@ -42,6 +43,30 @@ metric_is petname_operator_is_leader 1 || fail "is_leader without leader electio
   fail "api_requests_total for the pod and service creations"
 (($(series 'petname_operator_api_request_duration_seconds_count{verb="PUT"}') >= 4)) ||
   fail "api latency of status writes"
+# The same events under controller-runtime's and client-go's names (stock dashboards).
+CTL='controller="petnametrainingjob"'
+QUEUE="{$CTL,name=\"petnametrainingjob\"}"
+(($(series "controller_runtime_reconcile_total{$CTL,result=\"success\"}") >= 1)) ||
+  fail "controller_runtime_reconcile_total{result=success}"
+[[ -n $(series "controller_runtime_reconcile_total{$CTL,result=\"requeue_after\"}") ]] ||
+  fail "controller_runtime_reconcile_total{result=requeue_after} exported from 0"
+[[ -n $(series "controller_runtime_reconcile_errors_total{$CTL}") ]] ||
+  fail "controller_runtime_reconcile_errors_total"
+(($(series "controller_runtime_reconcile_time_seconds_count{$CTL}") >= 4)) ||
+  fail "controller_runtime_reconcile_time_seconds"
+(($(series "workqueue_adds_total$QUEUE") >= 2)) || fail "workqueue_adds_total"
+for m in workqueue_depth workqueue_retries_total workqueue_unfinished_work_seconds \
+  workqueue_longest_running_processor_seconds; do
+  [[ -n $(series "$m$QUEUE") ]] || fail "$m"
+done
+(($(series "workqueue_queue_duration_seconds_count$QUEUE") >= 4)) || fail "workqueue_queue_duration_seconds"
+(($(series "workqueue_work_duration_seconds_count$QUEUE") >= 4)) || fail "workqueue_work_duration_seconds"
+API_HOST=$("$KUBECTL" --kubeconfig "$KUBECONFIG" config view --minify -o jsonpath='{.clusters[0].cluster.server}')
+API_HOST=${API_HOST#https://}
+(($(series "rest_client_requests_total{code=\"201\",host=\"$API_HOST\",method=\"POST\"}") >= 2)) ||
+  fail "rest_client_requests_total for the pod and service creations (host $API_HOST)"
+(($(series "rest_client_requests_total{code=\"200\",host=\"$API_HOST\",method=\"GET\"}") >= 3)) ||
+  fail "rest_client_requests_total counts lists and watches as GET"
 (($(series process_resident_memory_bytes) > 0)) || fail "process metrics"
 metric petname_operator_api_requests_total | head -n1 >/dev/null
 [[ -n $(series process_start_time_seconds) ]] || fail "process_start_time_seconds"

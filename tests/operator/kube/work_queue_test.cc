@@ -29,14 +29,14 @@ TEST(WorkQueueTest, CountsNewAddsAndReportsTheWait) {
   q.Add("ns/a");
   q.Add("ns/a");
   q.Add("ns/b");
-  EXPECT_EQ(q.adds(), 2);
+  EXPECT_EQ(q.Stats().adds, 2);
   std::string k;
   WorkQueue::Clock::duration waited = WorkQueue::Clock::duration::min();
   ASSERT_TRUE(q.Get(&k, &waited));
   EXPECT_GE(waited, WorkQueue::Clock::duration::zero());
   q.Done(k);
   q.Add(k);
-  EXPECT_EQ(q.adds(), 3);
+  EXPECT_EQ(q.Stats().adds, 3);
 }
 
 TEST(WorkQueueTest, KeyAddedWhileProcessingIsRequeuedOnlyAfterDone) {
@@ -67,6 +67,32 @@ TEST(WorkQueueTest, AddAfterAndRateLimitedArriveLater) {
     q.Done(k);
   }
   EXPECT_EQ(got, (std::set<std::string>{"later", "retry"}));
+}
+
+TEST(WorkQueueTest, StatsCountDepthRetriesAndWorkInProgress) {
+  WorkQueue q(milliseconds(50), milliseconds(100));
+  q.Add("a");
+  q.Add("b");
+  q.AddRateLimited("c");
+  QueueStats s = q.Stats();
+  EXPECT_EQ(s.depth, 2);
+  EXPECT_EQ(s.delayed, 1);
+  EXPECT_EQ(s.retries, 1);
+  EXPECT_EQ(s.unfinished_work_seconds, 0);
+  std::string k;
+  ASSERT_TRUE(q.Get(&k));
+  ASSERT_TRUE(q.Get(&k));
+  std::this_thread::sleep_for(milliseconds(20));
+  s = q.Stats();
+  EXPECT_EQ(s.depth, 0);
+  EXPECT_GE(s.longest_running_seconds, 0.02);
+  EXPECT_GE(s.unfinished_work_seconds, 2 * 0.02);
+  EXPECT_LE(s.longest_running_seconds, s.unfinished_work_seconds);
+  q.Done("a");
+  q.Done("b");
+  s = q.Stats();
+  EXPECT_EQ(s.unfinished_work_seconds, 0);
+  EXPECT_EQ(s.longest_running_seconds, 0);
 }
 
 TEST(WorkQueueTest, ShutDownWakesBlockedWorkers) {

@@ -36,13 +36,13 @@ TEST(OperatorMetricsTest, CountsTransitionsPerNamespace) {
 
 TEST(OperatorMetricsTest, ReconcilesQueueAndApiRequests) {
   OperatorMetrics m;
-  m.ObserveReconcile(0.01, true);
-  m.ObserveReconcile(0.02, false);
+  m.ObserveReconcile(0.01, ReconcileResult::kSuccess);
+  m.ObserveReconcile(0.02, ReconcileResult::kError);
   m.ObserveQueueWait(0.5);
-  m.ObserveApiRequest("GET", 200, 0.003);
-  m.ObserveApiRequest("GET", 200, 0.004);
-  m.ObserveApiRequest("POST", 0, 1.0);
-  std::string text = m.Text();
+  m.ObserveApiRequest("GET", "api:6443", 200, 0.003);
+  m.ObserveApiRequest("GET", "api:6443", 200, 0.004);
+  m.ObserveApiRequest("POST", "api:6443", 0, 1.0);
+  const std::string text = m.Text();
   EXPECT_EQ(Value(text, "petname_operator_reconcile_total"), 2);
   EXPECT_EQ(Value(text, "petname_operator_reconcile_errors_total"), 1);
   EXPECT_EQ(Value(text, "petname_operator_reconcile_duration_seconds_count"), 2);
@@ -53,18 +53,56 @@ TEST(OperatorMetricsTest, ReconcilesQueueAndApiRequests) {
   EXPECT_NE(text.find("process_resident_memory_bytes"), std::string::npos);
 }
 
+TEST(OperatorMetricsTest, AlsoUnderControllerRuntimeNames) {
+  OperatorMetrics m;
+  m.SetSources({[] {
+                  kube::QueueStats q;
+                  q.depth = 2;
+                  q.retries = 1;
+                  return q;
+                },
+                nullptr, nullptr, nullptr});
+  m.ObserveReconcile(0.01, ReconcileResult::kRequeueAfter);
+  m.ObserveQueueWait(0.5);
+  m.ObserveWork(0.01);
+  m.ObserveApiRequest("PUT", "127.0.0.1:6443", 409, 0.003);
+  const std::string text = m.Text();
+  const std::string ctl = "controller=\"petnametrainingjob\"";
+  const std::string queue = "{" + ctl + ",name=\"petnametrainingjob\"}";
+  EXPECT_EQ(Value(text, "controller_runtime_reconcile_total{" + ctl + ",result=\"requeue_after\"}"),
+            1);
+  EXPECT_EQ(Value(text, "controller_runtime_reconcile_errors_total{" + ctl + "}"), 0);
+  EXPECT_EQ(Value(text, "controller_runtime_reconcile_time_seconds_count{" + ctl + "}"), 1);
+  EXPECT_EQ(Value(text, "workqueue_queue_duration_seconds_count" + queue), 1);
+  EXPECT_EQ(Value(text, "workqueue_work_duration_seconds_count" + queue), 1);
+  EXPECT_EQ(Value(text, "workqueue_depth" + queue), 2);
+  EXPECT_EQ(Value(text, "workqueue_retries_total" + queue), 1);
+  EXPECT_EQ(Value(text, "workqueue_longest_running_processor_seconds" + queue), 0);
+  EXPECT_EQ(
+      Value(text,
+            "rest_client_requests_total{code=\"409\",host=\"127.0.0.1:6443\",method=\"PUT\"}"),
+      1);
+}
+
 TEST(OperatorMetricsTest, SourcesAreReadAtScrapeTime) {
   OperatorMetrics m;
   EXPECT_EQ(m.Text().find("petname_operator_is_leader"), std::string::npos);
   int64_t depth = 3;
   bool leader = false;
-  m.SetSources({[&depth] { return depth; }, [] { return int64_t{7}; }, [] { return int64_t{3}; },
+  m.SetSources({[&depth] {
+                  kube::QueueStats q;
+                  q.depth = depth;
+                  q.delayed = 1;
+                  q.adds = 7;
+                  return q;
+                },
+                [] { return int64_t{3}; },
                 [] {
                   return std::map<std::string, int64_t>{{"Running", 2}, {"Succeeded", 1}};
                 },
                 [&leader] { return leader; }});
   std::string text = m.Text();
-  EXPECT_EQ(Value(text, "petname_operator_workqueue_depth"), 3);
+  EXPECT_EQ(Value(text, "petname_operator_workqueue_depth"), 4);  // ready + delayed
   EXPECT_EQ(Value(text, "petname_operator_workqueue_adds_total"), 7);
   EXPECT_EQ(Value(text, "petname_operator_informer_lists_total"), 3);
   EXPECT_EQ(Value(text, "petname_operator_jobs{phase=\"Running\"}"), 2);
@@ -73,7 +111,7 @@ TEST(OperatorMetricsTest, SourcesAreReadAtScrapeTime) {
   depth = 0;
   leader = true;
   text = m.Text();
-  EXPECT_EQ(Value(text, "petname_operator_workqueue_depth"), 0);
+  EXPECT_EQ(Value(text, "petname_operator_workqueue_depth"), 1);
   EXPECT_EQ(Value(text, "petname_operator_is_leader"), 1);
 }
 

@@ -1,0 +1,34 @@
+// MergePodTemplate: lays a job's pod template (spec.template, api::PodTemplate) over a rank pod
+// the operator rendered (desired.h), the operator's fields winning. Pure.
+//
+//  - metadata.labels, metadata.annotations: added, except keys the rendered pod already has
+//    (the operator's labels, spec.labels, spec.annotations) and reserved keys (any under
+//    petname.dev/, app.kubernetes.io/name, the gang keys scheduling.x-k8s.io/pod-group and
+//    scheduling.k8s.io/group-name);
+//  - spec.containers (sidecars), spec.initContainers: appended, except containers named like
+//    one of the pod's (the trainer) and sidecars with a containerPort of the pod's (metrics,
+//    metrics-<k>, rendezvous: the containers of a pod share its network);
+//  - spec.volumes: appended, except names the pod already uses (checkpoints, dataset);
+//  - any other spec field (serviceAccountName, securityContext, imagePullSecrets, nodeSelector,
+//    affinity, tolerations, priorityClassName, runtimeClassName, ...): set, except fields the
+//    pod already has (restartPolicy, hostname, subdomain, and the spec.scheduling fields set on
+//    the job).
+// Each exception is a conflict: the template's entry is left out and one message, naming the
+// template field, is returned for it. The CRD refuses most conflicts when a job is created
+// (CEL rules on spec.template); the operator fails a job whose template still conflicts
+// (CheckPodTemplate in desired.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "operator/api/job.h"
+
+namespace petname::controller {
+
+// Merges `tmpl` into `pod` (a v1 Pod object); returns the conflicts (empty: none).
+std::vector<std::string> MergePodTemplate(const api::PodTemplate& tmpl, nlohmann::json* pod);
+
+}  // namespace petname::controller

@@ -1,0 +1,175 @@
+#include "operator/controller/pod_template.h"
+
+#include <gtest/gtest.h>
+
+#include "operator/controller/desired.h"
+#include "operator/kube/object.h"
+#include "tests/operator/controller/test_job.h"
+
+namespace petname::controller {
+namespace {
+
+using Json = nlohmann::json;
+
+// A job with `tmpl` as spec.template (and `extra` merged into the spec).
+api::Job TemplateJob(const std::string& tmpl, const std::string& extra = "{}") {
+  Json patch = {{"spec", Json::parse(extra)}};
+  patch["spec"]["template"] = Json::parse(tmpl);
+  return TestJob(2, patch.dump());
+}
+
+std::vector<std::string> Names(const Json& list) {
+  std::vector<std::string> out;
+  for (const Json& item : list) out.push_back(item["name"]);
+  return out;
+}
+
+// Merges into rank 0's pod as the operator renders it without a template.
+std::vector<std::string> Merge(const api::Job& job, Json* pod) {
+  api::Job plain = job;
+  plain.spec.pod_template = api::PodTemplate();
+  *pod = Desired(plain).pods[0];
+  return MergePodTemplate(job.spec.pod_template, pod);
+}
+
+bool Mentions(const std::vector<std::string>& conflicts, const std::string& text) {
+  for (const std::string& c : conflicts) {
+    if (c.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(PodTemplateTest, SidecarServiceAccountSecurityContextAndVolume) {
+  const api::Job job = TemplateJob(R"({
+    "metadata": {"labels": {"team": "pets"}, "annotations": {"note": "hi"}},
+    "spec": {"serviceAccountName": "trainer", "automountServiceAccountToken": false,
+      "securityContext": {"runAsNonRoot": true, "runAsUser": 65532, "fsGroup": 65532},
+      "volumes": [{"name": "scratch", "emptyDir": {}}],
+      "initContainers": [{"name": "fetch", "image": "busybox"}],
+      "containers": [{"name": "uploader", "image": "up:1", "ports": [{"containerPort": 8000}],
+        "volumeMounts": [{"name": "checkpoints", "mountPath": "/ck"},
+                         {"name": "scratch", "mountPath": "/scratch"}]}],
+      "imagePullSecrets": [{"name": "registry"}], "runtimeClassName": "runc",
+      "nodeSelector": {"pool": "training"}, "tolerations": [{"operator": "Exists"}],
+      "affinity": {"nodeAffinity": {}}, "priorityClassName": "high"}})");
+  Json pod;
+  EXPECT_TRUE(Merge(job, &pod).empty());
+  const Json& spec = pod["spec"];
+  EXPECT_EQ(Names(spec["containers"]), (std::vector<std::string>{"trainer", "uploader"}));
+  EXPECT_EQ(spec["containers"][1]["volumeMounts"][0]["name"], "checkpoints");
+  EXPECT_EQ(Names(spec["initContainers"]), std::vector<std::string>{"fetch"});
+  EXPECT_EQ(Names(spec["volumes"]), (std::vector<std::string>{"checkpoints", "scratch"}));
+  EXPECT_EQ(spec["serviceAccountName"], "trainer");
+  EXPECT_EQ(spec["automountServiceAccountToken"], false);
+  EXPECT_EQ(spec["securityContext"]["runAsUser"], 65532);
+  EXPECT_EQ(spec["imagePullSecrets"][0]["name"], "registry");
+  EXPECT_EQ(spec["runtimeClassName"], "runc");
+  EXPECT_EQ(spec["nodeSelector"]["pool"], "training");
+  EXPECT_EQ(spec["tolerations"][0]["operator"], "Exists");
+  EXPECT_TRUE(spec["affinity"].contains("nodeAffinity"));
+  EXPECT_EQ(spec["priorityClassName"], "high");
+  // The operator's own fields are all still there.
+  EXPECT_EQ(spec["restartPolicy"], "Never");
+  EXPECT_EQ(spec["hostname"], "rex-rank-0");
+  EXPECT_EQ(spec["containers"][0]["image"], "petname:1");
+  EXPECT_EQ(kube::Label(pod, "petname.dev/job-name"), "rex");
+  EXPECT_EQ(kube::Label(pod, "team"), "pets");
+  EXPECT_EQ(pod["metadata"]["annotations"]["note"], "hi");
+}
+
+TEST(PodTemplateTest, DesiredPodsCarryTheTemplateAndTheGang) {
+  const api::Job job = TemplateJob(
+      R"({"metadata": {"labels": {"team": "pets"}}, "spec": {"schedulerName": "custom",
+          "containers": [{"name": "side", "image": "s:1"}]}})",
+      R"({"scheduling": {"gang": {"enabled": true}}})");
+  EXPECT_TRUE(CheckPodTemplate(job).ok());
+  const DesiredState d = Desired(job);
+  ASSERT_EQ(d.pods.size(), 2u);
+  for (const Json& pod : d.pods) {
+    EXPECT_EQ(Names(pod["spec"]["containers"]), (std::vector<std::string>{"trainer", "side"}));
+    EXPECT_EQ(kube::Label(pod, "team"), "pets");
+    EXPECT_EQ(kube::Label(pod, "scheduling.x-k8s.io/pod-group"), "rex");
+    EXPECT_EQ(pod["spec"]["schedulerName"], "custom");  // the gang's default does not override
+  }
+  EXPECT_EQ(kube::Label(d.pods[1], "petname.dev/rank"), "1");
+}
+
+TEST(PodTemplateTest, OperatorFieldsWinAndEachConflictIsNamed) {
+  const api::Job job = TemplateJob(
+      R"({"metadata": {"labels": {"petname.dev/rank": "9", "app.kubernetes.io/name": "x",
+            "flat": "b", "ok": "yes"},
+          "annotations": {"scheduling.k8s.io/group-name": "g"}},
+        "spec": {"restartPolicy": "Always", "hostname": "h", "nodeSelector": {"a": "b"},
+          "containers": [{"name": "trainer", "image": "evil"},
+                         {"name": "side", "ports": [{"containerPort": 9400}]},
+                         {"name": "rdv", "ports": [{"containerPort": 29500}]},
+                         {"name": "fine", "ports": [{"containerPort": 8000}]}],
+          "initContainers": [{"name": "trainer"}],
+          "volumes": [{"name": "checkpoints", "emptyDir": {}}, {"name": "dataset"},
+                      {"name": "mine"}]}})",
+      R"({"labels": {"flat": "a"}, "scheduling": {"nodeSelector": {"c": "d"}},
+          "dataset": {"path": "/d/x.csv", "volume": {"hostPath": "/srv"}}})");
+  Json pod;
+  const std::vector<std::string> conflicts = Merge(job, &pod);
+  EXPECT_EQ(conflicts.size(), 13u);
+  for (const char* text :
+       {R"(labels: "petname.dev/rank" is reserved)", R"(labels: "app.kubernetes.io/name" is)",
+        R"(labels: "flat" is already set)", R"(annotations: "scheduling.k8s.io/group-name")",
+        "spec.template.spec.restartPolicy is set by the operator",
+        "spec.template.spec.hostname is set by the operator",
+        "spec.template.spec.nodeSelector is also set by spec.scheduling.nodeSelector",
+        R"(spec.template.spec.containers: "trainer" is already a container name)",
+        R"(spec.template.spec.initContainers: "trainer")",
+        R"(containers["side"]: containerPort 9400 is a port of the trainer)",
+        R"(containers["rdv"]: containerPort 29500)", R"(volumes: "checkpoints" is the name)",
+        R"(volumes: "dataset")"}) {
+    EXPECT_TRUE(Mentions(conflicts, text)) << text;
+  }
+  // The operator's values stay; the rest of the template is merged.
+  const Json& spec = pod["spec"];
+  EXPECT_EQ(kube::Label(pod, "petname.dev/rank"), "0");
+  EXPECT_EQ(kube::Label(pod, "app.kubernetes.io/name"), "petname");
+  EXPECT_EQ(kube::Label(pod, "flat"), "a");
+  EXPECT_EQ(kube::Label(pod, "ok"), "yes");
+  EXPECT_EQ(spec["restartPolicy"], "Never");
+  EXPECT_EQ(spec["hostname"], "rex-rank-0");
+  EXPECT_EQ(spec["nodeSelector"], (Json{{"c", "d"}}));
+  EXPECT_EQ(Names(spec["containers"]), (std::vector<std::string>{"trainer", "fine"}));
+  EXPECT_EQ(spec["containers"][0]["image"], "petname:1");
+  EXPECT_FALSE(spec.contains("initContainers"));
+  EXPECT_EQ(Names(spec["volumes"]), (std::vector<std::string>{"checkpoints", "dataset", "mine"}));
+  EXPECT_TRUE(spec["volumes"][1].contains("hostPath"));
+}
+
+TEST(PodTemplateTest, SidecarPortsAreCheckedAgainstEveryLocalRanksMetricsPort) {
+  const std::string side = R"({"spec": {"containers": [{"name": "side",
+      "ports": [{"containerPort": 9401}]}]}})";
+  EXPECT_TRUE(CheckPodTemplate(TemplateJob(side)).ok());
+  const Status s =
+      CheckPodTemplate(TemplateJob(side, R"({"resources": {"processesPerReplica": 2}})"));
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("spec.template sets what the operator owns: "
+                             "spec.template.spec.containers[\"side\"]: containerPort 9401"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(PodTemplateTest, CheckListsEveryConflict) {
+  const Status s = CheckPodTemplate(
+      TemplateJob(R"({"spec": {"subdomain": "x", "volumes": [{"name": "checkpoints"}]}})"));
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("subdomain is set by the operator"), std::string::npos);
+  EXPECT_NE(s.message().find("; spec.template.spec.volumes: \"checkpoints\""), std::string::npos)
+      << s.message();
+  EXPECT_TRUE(CheckPodTemplate(TestJob(1)).ok());
+}
+
+TEST(PodTemplateTest, AnEmptyTemplateChangesNothing) {
+  const api::Job job = TemplateJob(R"({"metadata": {}, "spec": {}})");
+  Json pod;
+  EXPECT_TRUE(Merge(job, &pod).empty());
+  EXPECT_EQ(pod, Desired(TestJob(2)).pods[0]);
+}
+
+}  // namespace
+}  // namespace petname::controller
