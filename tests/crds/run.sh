@@ -85,7 +85,7 @@ declare -A DEFAULTS=(
   [.spec.resources.cpu]=1 [.spec.resources.memory]=2Gi
   [.spec.dataset.volume.mountPath]=/data [.spec.dataset.volume.readOnly]=true
   [.spec.training.epochs]=2 [.spec.training.batchSizePerReplica]=4096 [.spec.training.learningRate]=0.001
-  [.spec.training.precision]=fp32 [.spec.training.seed]=1 [.spec.training.validationFraction]=0.05
+  [.spec.training.precision]=fp32 [.spec.training.seed]=42 [.spec.training.validationFraction]=0.05
   [.spec.checkpoint.path]=/checkpoints [.spec.checkpoint.everyEpochs]=1 [.spec.checkpoint.keep]=3
   [.spec.runPolicy.restartPolicy]=OnFailure [.spec.runPolicy.backoffLimit]=3
   [.spec.runPolicy.cleanPodPolicy]=Running [.spec.runPolicy.suspend]=false
