@@ -6,6 +6,7 @@
 # Installs crds/petname.dev_petnametrainingjobs.yaml (cluster-wide, left installed), works in a fresh
 # namespace crd-test-* (deleted at the end) and checks: Established, `kubectl explain`, defaulting of
 # examples/cpu-job.yaml, that tests/crds/valid/*.yaml are accepted, that each tests/crds/invalid/*.yaml
+# (the one invalid corpus; the operator's invalid_test.sh reads it too)
 # is rejected by the server with a message containing its `# expect: <substring>` line (through
 # `kubectl apply --validate=strict` and through a raw POST with ?fieldValidation=Strict), pruning of unknown
 # fields, the status subresource and the printer columns.
