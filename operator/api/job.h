@@ -69,7 +69,7 @@ struct JobSpec {
   int batch_size_per_replica = 4096;  // per rank (process)
   double learning_rate = 0.001;
   std::string precision = "fp32";
-  int64_t seed = 1;
+  int64_t seed = 42;
   double validation_fraction = 0.05;
   int threads = 0;  // 0 = trainer default
 

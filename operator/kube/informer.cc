@@ -5,7 +5,7 @@
 #include <cpprest/uri.h>
 #include <spdlog/spdlog.h>
 
-#include "operator/kube/backoff.h"
+#include "common/backoff.h"
 #include "operator/kube/object.h"
 
 namespace petname::kube {

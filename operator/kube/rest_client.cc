@@ -13,8 +13,8 @@
 
 #include <boost/asio/ssl.hpp>
 
+#include "common/backoff.h"
 #include "common/file_util.h"
-#include "operator/kube/backoff.h"
 
 namespace petname::kube {
 namespace {

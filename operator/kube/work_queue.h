@@ -19,7 +19,7 @@
 #include <set>
 #include <string>
 
-#include "operator/kube/backoff.h"
+#include "common/backoff.h"
 
 namespace petname::kube {
 

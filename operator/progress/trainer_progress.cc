@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "common/metrics/names.h"
+
 namespace petname::progress {
 namespace {
 
@@ -61,19 +63,19 @@ std::map<std::string, double> ParseExposition(const std::string& text) {
 Sample SampleFromExposition(const std::string& text) {
   std::map<std::string, double> m = ParseExposition(text);
   Sample s;
-  if (m.count("petname_epochs_planned") == 0) return s;
+  if (m.count(metrics::kEpochsPlanned) == 0) return s;
   s.valid = true;
-  s.epochs = static_cast<int64_t>(Get(m, "petname_epochs_planned", 0));
-  s.epoch = static_cast<int64_t>(Get(m, "petname_epoch", 0));
+  s.epochs = static_cast<int64_t>(Get(m, metrics::kEpochsPlanned, 0));
+  s.epoch = static_cast<int64_t>(Get(m, metrics::kEpoch, 0));
   s.train_loss =
-      s.epoch > 0 ? Get(m, "petname_train_epoch_loss", NAN) : Get(m, "petname_train_loss", NAN);
+      s.epoch > 0 ? Get(m, metrics::kTrainEpochLoss, NAN) : Get(m, metrics::kTrainLoss, NAN);
   if (s.epoch > 0) {
-    s.validation_loss = Get(m, "petname_validation_loss", -1);
-    s.validation_accuracy = Get(m, "petname_validation_accuracy", -1);
+    s.validation_loss = Get(m, metrics::kValidationLoss, -1);
+    s.validation_accuracy = Get(m, metrics::kValidationAccuracy, -1);
   }
-  s.samples_total = Get(m, "petname_train_samples_total", 0);
-  s.world_size = std::max<int64_t>(1, static_cast<int64_t>(Get(m, "petname_world_size", 1)));
-  s.checkpoint_unix = Get(m, "petname_checkpoint_last_success_timestamp_seconds", 0);
+  s.samples_total = Get(m, metrics::kTrainSamplesTotal, 0);
+  s.world_size = std::max<int64_t>(1, static_cast<int64_t>(Get(m, metrics::kWorldSize, 1)));
+  s.checkpoint_unix = Get(m, metrics::kCheckpointLastSuccessTimestampSeconds, 0);
   return s;
 }
 

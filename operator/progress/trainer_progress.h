@@ -1,5 +1,5 @@
-// Training progress read from a rank's /metrics exposition (the trainer's metric names, see
-// docs/observability.md), and its status.progress form.
+// Training progress read from a rank's /metrics exposition (the trainer's metric names,
+// common/metrics/names.h), and its status.progress form.
 #pragma once
 
 #include <cstdint>

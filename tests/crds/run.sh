@@ -6,6 +6,7 @@
 # Installs crds/petname.dev_petnametrainingjobs.yaml (cluster-wide, left installed), works in a fresh
 # namespace crd-test-* (deleted at the end) and checks: Established, `kubectl explain`, defaulting of
 # examples/cpu-job.yaml, that tests/crds/valid/*.yaml are accepted, that each tests/crds/invalid/*.yaml
+# (the one invalid corpus; the operator's invalid_test.sh reads it too)
 # is rejected by the server with a message containing its `# expect: <substring>` line (through
 # `kubectl apply --validate=strict` and through a raw POST with ?fieldValidation=Strict), pruning of unknown
 # fields, the status subresource and the printer columns.
@@ -94,7 +95,7 @@ declare -A DEFAULTS=(
   [.spec.resources.cpu]=1 [.spec.resources.memory]=2Gi
   [.spec.dataset.volume.mountPath]=/data [.spec.dataset.volume.readOnly]=true
   [.spec.training.epochs]=2 [.spec.training.batchSizePerReplica]=4096 [.spec.training.learningRate]=0.001
-  [.spec.training.precision]=fp32 [.spec.training.seed]=1 [.spec.training.validationFraction]=0.05
+  [.spec.training.precision]=fp32 [.spec.training.seed]=42 [.spec.training.validationFraction]=0.05
   [.spec.checkpoint.path]=/checkpoints [.spec.checkpoint.everyEpochs]=1 [.spec.checkpoint.keep]=3
   [.spec.runPolicy.restartPolicy]=OnFailure [.spec.runPolicy.backoffLimit]=3
   [.spec.runPolicy.cleanPodPolicy]=Running [.spec.runPolicy.suspend]=false

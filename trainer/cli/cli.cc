@@ -23,6 +23,7 @@
 #include "trainer/metrics/metrics_server.h"
 #include "trainer/metrics/training_metrics.h"
 #include "trainer/report/loss_report.h"
+#include "trainer/train/defaults.h"
 #include "trainer/train/train.h"
 
 namespace petname::cli {
@@ -34,8 +35,8 @@ struct TrainFlags {
   std::string data;
   std::string column;
   size_t max_names = 0;
-  double validation_fraction = 0.05;
-  std::string precision = "fp32";
+  double validation_fraction = data::EncodeOptions{}.validation_fraction;
+  std::string precision = train::kDefaultPrecision;
   std::string lstm_impl = "auto";
   bool no_tf32 = false;
   std::string lr_schedule = "constant";

@@ -21,7 +21,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
-#include "trainer/dist/backoff.h"
+#include "common/backoff.h"
 
 namespace petname::dist {
 namespace {
@@ -72,7 +72,7 @@ Status ConnectStore(const RankConfig& rank, Millis timeout,
   const std::string where = rank.master_addr + ":" + std::to_string(rank.master_port);
   const auto start = Clock::now();
   const auto deadline = start + timeout;
-  Backoff backoff(Millis(100), Millis(5000), 2.0);
+  Backoff backoff(Millis(100), Millis(5000));
   std::string last_error;
   for (;;) {
     Millis left = std::chrono::duration_cast<Millis>(deadline - Clock::now());

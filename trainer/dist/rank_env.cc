@@ -140,7 +140,7 @@ Status ParseNodeLayout(const EnvLookup& env, const NodeOverrides& flags, NodeLay
   if (*addr == '\0') return Status::InvalidArgument(addr_source + " is empty");
   layout.shared_master = true;
   layout.master_addr = addr;
-  layout.master_port = 29500;
+  layout.master_port = kDefaultMasterPort;
   PETNAME_RETURN_IF_ERROR(ReadInt(env, {"MASTER_PORT", "PET_MASTER_PORT"}, flags.master_port,
                                   "--master-port", &layout.master_port, &port_source));
   const int port = layout.master_port;

@@ -20,9 +20,12 @@
 
 namespace petname::dist {
 
+// The rendezvous port when neither a flag nor the environment names one (torchrun's).
+inline constexpr int kDefaultMasterPort = 29500;
+
 struct RankConfig {
   std::string master_addr = "127.0.0.1";
-  int master_port = 29500;
+  int master_port = kDefaultMasterPort;
   int world_size = 1;
   int rank = 0;
   int local_rank = 0;

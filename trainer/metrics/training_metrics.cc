@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "common/metrics/names.h"
+
 namespace petname::metrics {
 namespace {
 
@@ -27,26 +29,25 @@ prometheus::Labels ToPrometheus(const RankLabels& labels) {
 TrainingMetrics::TrainingMetrics(const RankLabels& labels)
     : registry_(std::make_shared<prometheus::Registry>()),
       labels_(ToPrometheus(labels)),
-      train_loss_(AddGauge("petname_train_loss", "Training loss of the last step.")),
-      samples_(
-          AddCounter("petname_train_samples_total", "Training samples processed by this rank.")),
-      steps_(AddCounter("petname_train_steps_total", "Optimizer steps taken by this rank.")),
-      step_duration_(AddHistogram("petname_step_duration_seconds",
+      train_loss_(AddGauge(kTrainLoss, "Training loss of the last step.")),
+      samples_(AddCounter(kTrainSamplesTotal, "Training samples processed by this rank.")),
+      steps_(AddCounter(kTrainStepsTotal, "Optimizer steps taken by this rank.")),
+      step_duration_(AddHistogram(kStepDurationSeconds,
                                   "Wall time of one training step, all-reduce included.",
                                   kStepBuckets)),
-      allreduce_wait_(AddHistogram("petname_allreduce_wait_seconds",
+      allreduce_wait_(AddHistogram(kAllreduceWaitSeconds,
                                    "Time per step spent waiting for the gradient all-reduce.",
                                    kAllreduceBuckets)),
-      learning_rate_(AddGauge("petname_learning_rate", "Optimizer learning rate.")),
-      epoch_(AddGauge("petname_epoch", "Epochs completed.")),
-      epochs_planned_(AddGauge("petname_epochs_planned", "Epochs the run will train in total.")),
-      world_size_(AddGauge("petname_world_size", "Number of ranks in the run.")),
-      restarts_(AddGauge("petname_restarts", "Times the job resumed from a checkpoint.")),
+      learning_rate_(AddGauge(kLearningRate, "Optimizer learning rate.")),
+      epoch_(AddGauge(kEpoch, "Epochs completed.")),
+      epochs_planned_(AddGauge(kEpochsPlanned, "Epochs the run will train in total.")),
+      world_size_(AddGauge(kWorldSize, "Number of ranks in the run.")),
+      restarts_(AddGauge(kRestarts, "Times the job resumed from a checkpoint.")),
       threads_(
-          AddGauge("petname_intra_op_threads",
+          AddGauge(kIntraOpThreads,
                    "Intra-op CPU threads of this rank (launch/cpu_budget.h says how chosen).")),
-      checkpoint_interval_(AddGauge("petname_checkpoint_interval_epochs",
-                                    "Epochs between checkpoints (0: no checkpoints).")) {}
+      checkpoint_interval_(
+          AddGauge(kCheckpointIntervalEpochs, "Epochs between checkpoints (0: no checkpoints).")) {}
 
 prometheus::Gauge& TrainingMetrics::AddGauge(const std::string& name, const std::string& help) {
   return prometheus::BuildGauge()
@@ -79,7 +80,7 @@ prometheus::Histogram& TrainingMetrics::AddHistogram(
 
 void TrainingMetrics::SetInfo(const RunInfo& info) {
   prometheus::BuildGauge()
-      .Name("petname_training_info")
+      .Name(kTrainingInfo)
       .Help("Facts about the run in its labels; the value is always 1.")
       .Labels(labels_)
       .Register(*registry_)
@@ -109,11 +110,10 @@ void TrainingMetrics::SetLearningRate(double learning_rate) { learning_rate_.Set
 void TrainingMetrics::OnEpoch(int epochs_completed, double epoch_loss, double epoch_seconds,
                               double elapsed_seconds) {
   if (epoch_loss_ == nullptr) {
-    epoch_loss_ = &AddGauge("petname_train_epoch_loss", "Mean training loss of the last epoch.");
-    epoch_duration_ =
-        &AddGauge("petname_epoch_duration_seconds", "Wall time of the last completed epoch.");
+    epoch_loss_ = &AddGauge(kTrainEpochLoss, "Mean training loss of the last epoch.");
+    epoch_duration_ = &AddGauge(kEpochDurationSeconds, "Wall time of the last completed epoch.");
     elapsed_ =
-        &AddGauge("petname_train_elapsed_seconds",
+        &AddGauge(kTrainElapsedSeconds,
                   "Training wall time of the job at the last completed epoch, across resumes.");
   }
   epoch_.Set(epochs_completed);
@@ -124,9 +124,9 @@ void TrainingMetrics::OnEpoch(int epochs_completed, double epoch_loss, double ep
 
 void TrainingMetrics::OnValidation(double loss, double accuracy) {
   if (validation_loss_ == nullptr) {
-    validation_loss_ = &AddGauge("petname_validation_loss", "Loss on the held-out names.");
-    validation_accuracy_ = &AddGauge("petname_validation_accuracy",
-                                     "Next-character accuracy on the held-out names (0..1).");
+    validation_loss_ = &AddGauge(kValidationLoss, "Loss on the held-out names.");
+    validation_accuracy_ =
+        &AddGauge(kValidationAccuracy, "Next-character accuracy on the held-out names (0..1).");
   }
   validation_loss_->Set(loss);
   validation_accuracy_->Set(accuracy);
@@ -135,8 +135,8 @@ void TrainingMetrics::OnValidation(double loss, double accuracy) {
 void TrainingMetrics::OnCheckpoint(double write_seconds, double timestamp_seconds) {
   if (checkpoint_write_ == nullptr) {
     checkpoint_write_ =
-        &AddGauge("petname_checkpoint_write_seconds", "Wall time of the last checkpoint write.");
-    checkpoint_timestamp_ = &AddGauge("petname_checkpoint_last_success_timestamp_seconds",
+        &AddGauge(kCheckpointWriteSeconds, "Wall time of the last checkpoint write.");
+    checkpoint_timestamp_ = &AddGauge(kCheckpointLastSuccessTimestampSeconds,
                                       "Unix time the last checkpoint was completed.");
   }
   checkpoint_write_->Set(write_seconds);
@@ -145,9 +145,9 @@ void TrainingMetrics::OnCheckpoint(double write_seconds, double timestamp_second
 
 void TrainingMetrics::SetGpuMemory(double allocated_bytes, double reserved_bytes) {
   if (gpu_allocated_ == nullptr) {
-    gpu_allocated_ = &AddGauge("petname_gpu_memory_allocated_bytes",
-                               "CUDA memory held by tensors on this rank's device.");
-    gpu_reserved_ = &AddGauge("petname_gpu_memory_reserved_bytes",
+    gpu_allocated_ =
+        &AddGauge(kGpuMemoryAllocatedBytes, "CUDA memory held by tensors on this rank's device.");
+    gpu_reserved_ = &AddGauge(kGpuMemoryReservedBytes,
                               "CUDA memory reserved by the caching allocator on this device.");
   }
   gpu_allocated_->Set(allocated_bytes);

@@ -1,6 +1,6 @@
-// The trainer's Prometheus metrics for one rank: names, types, help texts and the calls
-// the training loop makes to update them. The loop supplies the numbers; this class only
-// records them.
+// The trainer's Prometheus metrics for one rank: types, help texts and the calls the
+// training loop makes to update them, under the names of common/metrics/names.h (which the
+// operator reads too). The loop supplies the numbers; this class only records them.
 //
 // Every series carries the constant labels job, namespace and rank (never per-step
 // labels). Step-path calls (OnStep) only touch prometheus-cpp atomics and one uncontended

@@ -33,26 +33,27 @@
 #include "trainer/dist/rank_env.h"
 #include "trainer/metrics/training_metrics.h"
 #include "trainer/model/model.h"
+#include "trainer/train/defaults.h"
 #include "trainer/train/lr_schedule.h"
 #include "trainer/train/reporter.h"
 
 namespace petname::train {
 
 struct TrainOptions {
-  int64_t epochs = 10;          // total; a resumed run continues up to it
-  int64_t batch_size = 4096;    // per rank
-  double learning_rate = 1e-3;  // the schedule's base rate
-  int64_t warmup_steps = 0;     // linear warm-up (lr_schedule.h)
+  int64_t epochs = kDefaultEpochs;              // total; a resumed run continues up to it
+  int64_t batch_size = kDefaultBatchSize;       // per rank
+  double learning_rate = kDefaultLearningRate;  // the schedule's base rate
+  int64_t warmup_steps = 0;                     // linear warm-up (lr_schedule.h)
   LrDecay lr_decay = LrDecay::kConstant;
-  uint64_t seed = 42;
+  uint64_t seed = kDefaultSeed;
   int threads = 1;             // intra-op threads
   std::string device = "cpu";  // "cpu" or "cuda" (cuda:LOCAL_RANK)
   model::Precision precision = model::Precision::kFp32;
   model::LstmImpl impl = model::LstmImpl::kHostForest;  // host-forest runs on the CPU only
-  bool tf32 = true;              // CUDA: fp32 GEMMs and cuDNN may use TF32 tensor cores
-  std::string checkpoint_dir;    // empty: no checkpoints
-  int64_t checkpoint_every = 1;  // epochs; the final epoch is always saved
-  int keep = 3;
+  bool tf32 = true;            // CUDA: fp32 GEMMs and cuDNN may use TF32 tensor cores
+  std::string checkpoint_dir;  // empty: no checkpoints
+  int64_t checkpoint_every = kDefaultCheckpointEveryEpochs;  // the final epoch is always saved
+  int keep = kDefaultKeep;
   bool resume = false;
   bool force_resume = false;
   dist::RankConfig rank;  // world size 1 unless launched as a rank

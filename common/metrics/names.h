@@ -1,0 +1,41 @@
+// The names of the trainer's Prometheus metrics: one place for the trainer, which exports them
+// (trainer/metrics/training_metrics.cc), and the operator, which reads rank 0's into
+// status.progress (operator/progress/trainer_progress.cc). The chart's rules and dashboard
+// query the same names (docs/observability.md); tests/observability runs them against a real
+// trainer. Histograms add _bucket, _sum and _count to their name.
+#pragma once
+
+namespace petname::metrics {
+
+// Per step.
+inline constexpr char kTrainLoss[] = "petname_train_loss";
+inline constexpr char kTrainSamplesTotal[] = "petname_train_samples_total";
+inline constexpr char kTrainStepsTotal[] = "petname_train_steps_total";
+inline constexpr char kStepDurationSeconds[] = "petname_step_duration_seconds";
+inline constexpr char kAllreduceWaitSeconds[] = "petname_allreduce_wait_seconds";
+inline constexpr char kLearningRate[] = "petname_learning_rate";
+
+// The run's constant facts.
+inline constexpr char kTrainingInfo[] = "petname_training_info";
+inline constexpr char kEpochsPlanned[] = "petname_epochs_planned";
+inline constexpr char kWorldSize[] = "petname_world_size";
+inline constexpr char kRestarts[] = "petname_restarts";
+inline constexpr char kIntraOpThreads[] = "petname_intra_op_threads";
+inline constexpr char kCheckpointIntervalEpochs[] = "petname_checkpoint_interval_epochs";
+
+// Per epoch and validation pass.
+inline constexpr char kEpoch[] = "petname_epoch";
+inline constexpr char kTrainEpochLoss[] = "petname_train_epoch_loss";
+inline constexpr char kEpochDurationSeconds[] = "petname_epoch_duration_seconds";
+inline constexpr char kTrainElapsedSeconds[] = "petname_train_elapsed_seconds";
+inline constexpr char kValidationLoss[] = "petname_validation_loss";
+inline constexpr char kValidationAccuracy[] = "petname_validation_accuracy";
+
+// Checkpoints and GPU memory.
+inline constexpr char kCheckpointWriteSeconds[] = "petname_checkpoint_write_seconds";
+inline constexpr char kCheckpointLastSuccessTimestampSeconds[] =
+    "petname_checkpoint_last_success_timestamp_seconds";
+inline constexpr char kGpuMemoryAllocatedBytes[] = "petname_gpu_memory_allocated_bytes";
+inline constexpr char kGpuMemoryReservedBytes[] = "petname_gpu_memory_reserved_bytes";
+
+}  // namespace petname::metrics
