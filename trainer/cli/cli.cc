@@ -17,7 +17,7 @@
 #include "trainer/cli/dist_flags.h"
 #include "trainer/data/dataset.h"
 #include "trainer/data/names.h"
-#include "trainer/dist/stop_signal.h"
+#include "trainer/distributed/stop_signal.h"
 #include "trainer/generate/generate.h"
 #include "trainer/launch/cpu_budget.h"
 #include "trainer/metrics/metrics_server.h"

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "trainer/dist/communicator.h"
+#include "trainer/distributed/communicator.h"
 #include "trainer/launch/cpu_budget.h"
 #include "trainer/launch/launcher.h"
 

@@ -1,5 +1,5 @@
 // The data-parallel part of `petname train`: where this rank sits (flags override the
-// MASTER_ADDR/MASTER_PORT/WORLD_SIZE/RANK/LOCAL_RANK environment, see dist/rank_env.h), the
+// MASTER_ADDR/MASTER_PORT/WORLD_SIZE/RANK/LOCAL_RANK environment, see distributed/rank_env.h), the
 // backend and timeouts, gradient bucketing, and --nproc N, which makes this process the
 // local launcher of N ranks of itself (launch/launcher.h).
 #pragma once
@@ -9,8 +9,8 @@
 #include <string>
 
 #include "common/status.h"
-#include "trainer/dist/communicator.h"
-#include "trainer/dist/rank_env.h"
+#include "trainer/distributed/communicator.h"
+#include "trainer/distributed/rank_env.h"
 #include "trainer/train/train.h"
 
 namespace petname::cli {

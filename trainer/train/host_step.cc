@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "trainer/data/vocabulary.h"
-#include "trainer/dist/batch_split.h"
+#include "trainer/distributed/batch_split.h"
 
 namespace petname::train {
 namespace {

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "trainer/dist/grad_sync.h"
+#include "trainer/distributed/grad_sync.h"
 #include "trainer/train/step.h"
 
 namespace petname::train {

@@ -16,8 +16,8 @@
 
 #include "common/status.h"
 #include "trainer/data/dataset.h"
-#include "trainer/dist/communicator.h"
-#include "trainer/dist/rank_env.h"
+#include "trainer/distributed/communicator.h"
+#include "trainer/distributed/rank_env.h"
 #include "trainer/model/model.h"
 
 namespace petname::train {

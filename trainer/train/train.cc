@@ -11,8 +11,8 @@
 #include "trainer/checkpoint/store.h"
 #include "trainer/data/sampler.h"
 #include "trainer/data/vocabulary.h"
-#include "trainer/dist/sampler.h"
-#include "trainer/dist/stop_signal.h"
+#include "trainer/distributed/sampler.h"
+#include "trainer/distributed/stop_signal.h"
 #include "trainer/train/device_step.h"
 #include "trainer/train/host_step.h"
 #include "trainer/train/run_recorder.h"
@@ -33,7 +33,7 @@ torch::Tensor ToTensor(const std::vector<uint8_t>& flat, size_t count, int windo
       .to(torch::kInt64);
 }
 
-// Rank `rank`'s examples of the epoch, from global position `start` on (dist/sampler.h).
+// Rank `rank`'s examples of the epoch, from global position `start` on (distributed/sampler.h).
 torch::Tensor ShardTensor(const TrainOptions& o, int64_t epoch, int64_t count, int64_t start,
                           int rank) {
   std::vector<int64_t> shard = dist::ShardIndices(data::EpochPermutation(o.seed, epoch, count),

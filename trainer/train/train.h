@@ -12,7 +12,7 @@
 // device, CUDA graphs on CUDA). The only host sync per epoch is reading the summed training
 // loss (and, with several ranks, each step's stop vote).
 //
-// Data parallelism (trainer/dist): every rank runs Train with its RankConfig. Rank 0's
+// Data parallelism (trainer/distributed): every rank runs Train with its RankConfig. Rank 0's
 // parameters are broadcast before the first step. Each rank trains batch_size examples of its
 // shard of the epoch's permutation per step (HostStep regroups the step's global batch by
 // shared prefixes); gradients are averaged across ranks; training loss and validation (on
@@ -28,9 +28,9 @@
 
 #include "common/status.h"
 #include "trainer/data/dataset.h"
-#include "trainer/dist/communicator.h"
-#include "trainer/dist/grad_sync.h"
-#include "trainer/dist/rank_env.h"
+#include "trainer/distributed/communicator.h"
+#include "trainer/distributed/grad_sync.h"
+#include "trainer/distributed/rank_env.h"
 #include "trainer/metrics/training_metrics.h"
 #include "trainer/model/model.h"
 #include "trainer/train/defaults.h"

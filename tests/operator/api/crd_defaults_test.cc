@@ -14,7 +14,7 @@
 
 #include "operator/api/job.h"
 #include "trainer/data/dataset.h"
-#include "trainer/dist/rank_env.h"
+#include "trainer/distributed/rank_env.h"
 #include "trainer/train/defaults.h"
 
 namespace petname::api {

@@ -1,4 +1,4 @@
-#include "trainer/dist/sampler.h"
+#include "trainer/distributed/sampler.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "trainer/dist/batch_split.h"
+#include "trainer/distributed/batch_split.h"
 
 #include <gtest/gtest.h>
 

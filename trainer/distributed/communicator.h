@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "trainer/dist/rank_env.h"
+#include "trainer/distributed/rank_env.h"
 
 namespace petname::dist {
 

@@ -1,7 +1,7 @@
 // Splitting one global batch among the ranks (pure, no LibTorch).
 //
 // Every step, the ranks together train on one global batch (a contiguous range of the epoch's
-// sequence, dist/sampler.h). How its rows are divided among the ranks does not change the
+// sequence, distributed/sampler.h). How its rows are divided among the ranks does not change the
 // averaged gradient as long as each rank weights its mean loss by its share of the rows (see
 // RankLossScale), so the division is chosen for speed: the model computes each distinct
 // prefix of a rank's rows once (model/prefix_forest.h), so a rank should get rows that share

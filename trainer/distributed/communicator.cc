@@ -1,4 +1,4 @@
-#include "trainer/dist/communicator.h"
+#include "trainer/distributed/communicator.h"
 
 #include <netdb.h>
 #include <poll.h>

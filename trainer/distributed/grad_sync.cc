@@ -1,9 +1,9 @@
-#include "trainer/dist/grad_sync.h"
+#include "trainer/distributed/grad_sync.h"
 
 #include <chrono>
 #include <limits>
 
-#include "trainer/dist/buckets.h"
+#include "trainer/distributed/buckets.h"
 
 namespace petname::dist {
 

@@ -1,4 +1,4 @@
-#include "trainer/dist/stop_signal.h"
+#include "trainer/distributed/stop_signal.h"
 
 #include <gtest/gtest.h>
 

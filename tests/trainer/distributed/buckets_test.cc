@@ -1,4 +1,4 @@
-#include "trainer/dist/buckets.h"
+#include "trainer/distributed/buckets.h"
 
 #include <gtest/gtest.h>
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "trainer/dist/communicator.h"
+#include "trainer/distributed/communicator.h"
 
 namespace petname::dist {
 

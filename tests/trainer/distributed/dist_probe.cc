@@ -15,11 +15,11 @@
 #include <thread>
 
 #include "trainer/data/sampler.h"
-#include "trainer/dist/communicator.h"
-#include "trainer/dist/grad_sync.h"
-#include "trainer/dist/rank_env.h"
-#include "trainer/dist/sampler.h"
-#include "trainer/dist/stop_signal.h"
+#include "trainer/distributed/communicator.h"
+#include "trainer/distributed/grad_sync.h"
+#include "trainer/distributed/rank_env.h"
+#include "trainer/distributed/sampler.h"
+#include "trainer/distributed/stop_signal.h"
 #include "trainer/launch/launcher.h"
 #include "trainer/model/model.h"
 

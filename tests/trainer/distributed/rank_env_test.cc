@@ -1,4 +1,4 @@
-#include "trainer/dist/rank_env.h"
+#include "trainer/distributed/rank_env.h"
 
 #include <gtest/gtest.h>
 
