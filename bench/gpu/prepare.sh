@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Run on a Debian 12 machine with network access, before building on a GPU machine that has
 # none (docs/gpu.md): puts into .gpu-kit/ (ignored by git) the Debian packages the trainer
-# needs beyond the PyTorch wheel (prometheus-cpp, civetweb, nlohmann-json, CLI11, GoogleTest and
-# what their CMake configurations look for), and into data/ the Seattle table.
+# needs beyond the PyTorch wheel (prometheus-cpp, civetweb, cpp-httplib, nlohmann-json, CLI11,
+# GoogleTest and what their CMake configurations and headers look for), and into data/ the Seattle
+# table.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 packages=(prometheus-cpp-dev libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0
   libprometheus-cpp-push1.0 libcivetweb1 libcivetweb-dev nlohmann-json3-dev libcli11-dev
-  libgtest-dev libgmock-dev zlib1g-dev libcurl4-openssl-dev libcurl4)
+  libgtest-dev libgmock-dev zlib1g-dev libcurl4-openssl-dev libcurl4
+  libcpp-httplib-dev libcpp-httplib0.11 libbrotli-dev libbrotli1)
 mkdir -p .gpu-kit/debs
 (cd .gpu-kit/debs && apt-get -qq download "${packages[@]}" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
 for p in "${packages[@]}"; do

@@ -7,6 +7,13 @@
 #include <utility>
 
 namespace petname::app {
+namespace {
+
+HttpResponse Plain(int code, const char* body) {
+  return HttpResponse{code, "text/plain; charset=utf-8", body};
+}
+
+}  // namespace
 
 Manager::Manager(Options options, Settings settings, kube::RestConfig config)
     : options_(std::move(options)), settings_(std::move(settings)), config_(std::move(config)) {}
@@ -39,8 +46,8 @@ Status Manager::Start() {
 void Manager::Stop() {
   if (elector_ != nullptr) elector_->Stop();
   if (election_thread_.joinable()) election_thread_.join();
-  health_.Stop();
-  metrics_endpoint_.Stop();
+  health_.reset();
+  metrics_endpoint_.reset();
   if (scraper_ != nullptr) scraper_->Stop();
   client_->Shutdown();
   controller_->Stop();
@@ -90,16 +97,18 @@ void Manager::MakeController() {
 
 Status Manager::StartEndpoints() {
   controller::Controller* ctrl = controller_.get();
-  PETNAME_RETURN_IF_ERROR(health_.Start(
-      options_.health_bind, {{"/healthz", [] { return std::make_pair(200, std::string("ok\n")); }},
-                             {"/readyz", [ctrl] {
-                                return ctrl->Synced()
-                                           ? std::make_pair(200, std::string("ok\n"))
-                                           : std::make_pair(503, std::string("caches syncing\n"));
-                              }}}));
-  return metrics_endpoint_.Start(
-      options_.metrics_bind,
-      {{"/metrics", [this] { return std::make_pair(200, metrics_.Text()); }}});
+  PETNAME_RETURN_IF_ERROR(ServeEndpoint(
+      options_.health_bind,
+      {{"/healthz", [] { return Plain(200, "ok\n"); }},
+       {"/readyz",
+        [ctrl] { return ctrl->Synced() ? Plain(200, "ok\n") : Plain(503, "caches syncing\n"); }}},
+      &health_));
+  return ServeEndpoint(options_.metrics_bind,
+                       {{"/metrics",
+                         [this] {
+                           return HttpResponse{200, kPrometheusContentType, metrics_.Text()};
+                         }}},
+                       &metrics_endpoint_);
 }
 
 void Manager::Lead() {

@@ -54,8 +54,8 @@ class Manager {
   progress::ProgressStore progress_store_;
   std::unique_ptr<controller::Controller> controller_;
   std::unique_ptr<progress::ProgressScraper> scraper_;
-  Endpoint health_;
-  Endpoint metrics_endpoint_;
+  std::unique_ptr<HttpServer> health_;
+  std::unique_ptr<HttpServer> metrics_endpoint_;
   std::thread election_thread_;
 };
 

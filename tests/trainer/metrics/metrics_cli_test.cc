@@ -49,7 +49,7 @@ TEST(MetricsCliTest, BusyPortIsARuntimeError) {
   const std::string port = std::to_string(ntohs(addr.sin_port));
   ExpectOneLineError(RunPetname(With(SmallTrainArgs(1, ""),
                                      {"--metrics-port", port, "--metrics-address", "127.0.0.1"})),
-                     1, "cannot serve metrics on 127.0.0.1:" + port);
+                     1, "cannot serve metrics: cannot listen on 127.0.0.1:" + port);
   close(fd);
 }
 
