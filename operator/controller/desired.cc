@@ -141,7 +141,8 @@ Json OperatorPod(const api::Job& job, int index) {
                     {"env", Env(job, index)},
                     {"ports", Ports(s)},
                     {"resources", Resources(s)},
-                    {"volumeMounts", mounts}};
+                    {"volumeMounts", mounts},
+                    {"securityContext", TrainerSecurityContext()}};
   Json spec = {{"restartPolicy", "Never"},
                {"hostname", PodName(job.name, index)},
                {"subdomain", job.name},
@@ -185,6 +186,14 @@ void Place(const api::Job& job, const Json& want, const std::vector<Json>& have,
 }
 
 }  // namespace
+
+Json TrainerSecurityContext() {
+  return {{"allowPrivilegeEscalation", false},
+          {"capabilities", {{"drop", Json::array({"ALL"})}}},
+          {"readOnlyRootFilesystem", true},
+          {"runAsNonRoot", true},
+          {"seccompProfile", {{"type", "RuntimeDefault"}}}};
+}
 
 std::string PodName(const std::string& job, int rank) {
   return job + "-rank-" + std::to_string(rank);

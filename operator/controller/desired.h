@@ -17,7 +17,9 @@
 //    (claim or emptyDir) and dataset volumes; container ports metrics (metrics.port), metrics-k
 //    (metrics.port + k, local rank k's metrics) for k = 1..P-1 and rendezvous (masterPort);
 //    label petname.dev/restart-generation=<status.restarts>, so pods of an earlier gang restart
-//    are never taken for current ones (Diff deletes them);
+//    are never taken for current ones (Diff deletes them); the trainer container's
+//    securityContext meets the restricted Pod Security Standard (TrainerSecurityContext), so the
+//    pods are admitted in a namespace that enforces it when the template's own containers do;
 //  - spec.template merged into every pod (pod_template.h): its labels, annotations, sidecars,
 //    init containers, volumes and pod-level fields (service account, security context, ...),
 //    never overriding what the operator sets;
@@ -45,6 +47,11 @@ struct Observed {
   std::vector<Json> services;
   std::vector<Json> pod_groups;  // the job's PodGroup when it exists
 };
+
+// The trainer container's securityContext: no privilege escalation, every capability dropped,
+// a read-only root filesystem (the trainer writes only to its checkpoint volume), non-root (the
+// images run as user 65532) and the runtime's default seccomp profile.
+Json TrainerSecurityContext();
 
 // What should happen to the job's rank pods.
 enum class PodAction {

@@ -179,8 +179,9 @@ Status Reconciler::Create(const api::Job& job, const Json& obj) {
     return Status::Ok();
   }
   const std::string failure = "create " + kind + " " + kube::Name(obj) + ": " + ApiMessage(resp);
-  if (resp.code == 422) {
-    // Invalid, e.g. a spec.template field the API server refuses: say so on the job.
+  if (resp.code == 422 || resp.code == 403) {
+    // Invalid (a spec.template field the API server refuses) or Forbidden by admission (Pod
+    // Security, ResourceQuota): say so on the job, as the Job controller does.
     events_->Record(job.object, "Warning", "FailedCreate", failure);
   }
   return Status::Unavailable(failure);

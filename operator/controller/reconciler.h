@@ -13,8 +13,9 @@
 // retried, from fresh cache state, with backoff; *requeue_after asks for another pass when a
 // time-based decision (restart backoff, deadline, TTL, unschedulable timeout) falls due. An object
 // that already exists is adopted only when this job controls it; a foreign one is left alone. A
-// create the API server refuses as invalid (422, e.g. a bad spec.template field) is also recorded
-// as a Warning event FailedCreate on the job, with the server's message.
+// create the API server refuses as invalid (422, e.g. a bad spec.template field) or forbidden
+// (403, e.g. by Pod Security admission or a ResourceQuota) is also recorded as a Warning event
+// FailedCreate on the job, with the server's message.
 #pragma once
 
 #include <atomic>

@@ -79,6 +79,18 @@ TEST(DesiredTest, OneHeadlessServiceAndOnePodPerRank) {
   EXPECT_TRUE(kube::IsControlledBy(svc, "job-uid"));
 }
 
+TEST(DesiredTest, TrainerContainerMeetsTheRestrictedPodSecurityStandard) {
+  for (const Json& pod : Desired(TestJob(2)).pods) {
+    const Json& sc = pod["spec"]["containers"][0]["securityContext"];
+    EXPECT_EQ(sc["allowPrivilegeEscalation"], false);
+    EXPECT_EQ(sc["capabilities"]["drop"], Json::array({"ALL"}));
+    EXPECT_EQ(sc["runAsNonRoot"], true);
+    EXPECT_EQ(sc["seccompProfile"]["type"], "RuntimeDefault");
+    EXPECT_EQ(sc["readOnlyRootFilesystem"], true);
+    EXPECT_FALSE(sc.contains("privileged"));
+  }
+}
+
 TEST(DesiredTest, TrainingSettingsBecomeArgs) {
   api::Job job = TestJob(1, R"({"spec": {"training": {"epochs": 3, "learningRate": 0.5,
     "batchSizePerReplica": 64}, "resources": {"gpusPerReplica": 1}, "metrics": {"port": 9100}}})");
