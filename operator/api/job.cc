@@ -238,4 +238,14 @@ Status JobFromJson(const Json& obj, Job* out) {
   return Status::Ok();
 }
 
+int MetricsPortOf(const Json& obj) {
+  JobSpec spec;
+  Status st;
+  auto it = obj.find("spec");
+  if (it != obj.end() && it->is_object()) {
+    Reader(*it, "", &st).Child("metrics").Int("port", &spec.metrics_port);
+  }
+  return st.ok() ? spec.metrics_port : JobSpec().metrics_port;
+}
+
 }  // namespace petname::api

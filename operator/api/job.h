@@ -127,4 +127,8 @@ int WorldSize(const JobSpec& spec);
 // non-zero gpusPerReplica, ...).
 Status JobFromJson(const Json& obj, Job* out);
 
+// spec.metrics.port of a PetNameTrainingJob object, or its default when absent or invalid (for
+// the progress scraper's targets, which need nothing else of the spec).
+int MetricsPortOf(const Json& obj);
+
 }  // namespace petname::api

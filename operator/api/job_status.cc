@@ -157,6 +157,12 @@ Json ProgressToJson(const Progress& p) {
   return out;
 }
 
+JobPhase PhaseOf(const Json& job) {
+  auto status = job.find("status");
+  return status != job.end() && status->is_object() ? PhaseFromName(String(*status, "phase"))
+                                                    : JobPhase::kUnset;
+}
+
 Json JobStatusToJson(const JobStatus& s) {
   Json out = Json::object();
   if (s.phase != JobPhase::kUnset) out["phase"] = PhaseName(s.phase);

@@ -71,6 +71,10 @@ struct JobStatus {
 // Reads a status object; anything that is not an object reads as an empty status.
 JobStatus JobStatusFromJson(const nlohmann::json& status);
 
+// The phase of a PetNameTrainingJob object (its status.phase alone, for the per-scrape and
+// per-interval listings that need nothing else of the status).
+JobPhase PhaseOf(const nlohmann::json& job);
+
 // The status object the API server stores (absent optionals are left out).
 nlohmann::json JobStatusToJson(const JobStatus& status);
 

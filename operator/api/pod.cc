@@ -65,6 +65,7 @@ ObservedPod PodFromJson(const Json& pod) {
   out.phase = kube::StringAt(pod, "/status/phase");
   out.reason = kube::StringAt(pod, "/status/reason");
   out.message = kube::StringAt(pod, "/status/message");
+  out.pod_ip = kube::StringAt(pod, "/status/podIP");
   if (const Json* conds = ArrayAt(pod, "/status/conditions")) {
     for (const Json& c : *conds) {
       PodCondition pc{kube::StringAt(c, "/type"), kube::StringAt(c, "/status"),

@@ -35,6 +35,7 @@ struct ObservedPod {
   std::string phase;           // status.phase: Pending, Running, Succeeded, Failed or ""
   std::string reason;          // status.reason (Evicted, NodeLost, ...)
   std::string message;         // status.message
+  std::string pod_ip;          // status.podIP
   std::vector<PodCondition> conditions;
   // The trainer container's termination (the first container's when none is named "trainer");
   // nullopt while it has not terminated.

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include "operator/api/job.h"
+#include "operator/api/job_status.h"
+#include "operator/api/pod.h"
 #include "operator/kube/object.h"
 #include "operator/logging/logging.h"
 
@@ -63,7 +65,7 @@ int64_t Controller::lists() const { return jobs_->lists() + pods_->lists() + ser
 std::map<std::string, int64_t> Controller::JobsByPhase() const {
   std::map<std::string, int64_t> phases;
   jobs_->List([&phases](const nlohmann::json& job) {
-    ++phases[api::PhaseName(api::JobStatusFromJson(job.value("status", nlohmann::json())).phase)];
+    ++phases[api::PhaseName(api::PhaseOf(job))];
     return false;
   });
   return phases;
@@ -80,22 +82,20 @@ std::set<std::string> Controller::JobKeys() const {
 
 std::vector<progress::Target> Controller::ProgressTargets() const {
   std::vector<progress::Target> targets;
-  for (const nlohmann::json& job : jobs_->List([](const nlohmann::json& j) {
-         return api::JobStatusFromJson(j.value("status", nlohmann::json())).phase ==
-                api::JobPhase::kRunning;
-       })) {
+  for (const nlohmann::json& job : jobs_->List(
+           [](const nlohmann::json& j) { return api::PhaseOf(j) == api::JobPhase::kRunning; })) {
     const std::string ns = kube::Namespace(job), name = kube::Name(job), uid = kube::Uid(job);
+    auto serving = [](const api::ObservedPod& pod) {
+      return pod.phase == "Running" && !pod.pod_ip.empty();
+    };
     std::vector<nlohmann::json> rank0 = pods_->List([&](const nlohmann::json& p) {
       return kube::Namespace(p) == ns && kube::Label(p, api::kJobNameLabel) == name &&
              kube::Label(p, api::kRankLabel) == "0" && kube::IsControlledBy(p, uid) &&
-             kube::StringAt(p, "/status/phase") == "Running" &&
-             !kube::StringAt(p, "/status/podIP").empty();
+             serving(api::PodFromJson(p));
     });
     if (rank0.empty()) continue;
-    int port =
-        static_cast<int>(kube::IntAt(job, "/spec/metrics/port", api::JobSpec().metrics_port));
-    targets.push_back({kube::Key(ns, name),
-                       progress::MetricsUrl(kube::StringAt(rank0[0], "/status/podIP"), port)});
+    targets.push_back({kube::Key(ns, name), progress::MetricsUrl(api::PodFromJson(rank0[0]).pod_ip,
+                                                                 api::MetricsPortOf(job))});
   }
   return targets;
 }

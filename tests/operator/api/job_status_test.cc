@@ -70,6 +70,14 @@ TEST(JobStatusTypesTest, EveryPhaseHasItsApiName) {
   EXPECT_FALSE(IsFinished(JobPhase::kRestarting));
 }
 
+TEST(JobStatusTypesTest, PhaseOfAJobObject) {
+  EXPECT_EQ(PhaseOf(nlohmann::json::parse(R"({"status": {"phase": "Running", "active": 2}})")),
+            JobPhase::kRunning);
+  EXPECT_EQ(PhaseOf(nlohmann::json::parse(R"({"status": {"phase": "Bogus"}})")), JobPhase::kUnset);
+  EXPECT_EQ(PhaseOf(nlohmann::json::parse(R"({"status": "Running"})")), JobPhase::kUnset);
+  EXPECT_EQ(PhaseOf(nlohmann::json::parse(R"({"spec": {}})")), JobPhase::kUnset);
+}
+
 TEST(ConditionsTest, TransitionTimeMovesOnlyWhenTheStatusChanges) {
   std::vector<Condition> conds;
   SetCondition(&conds, kRunning, true, "AllRanksRunning", "2/2", 100);

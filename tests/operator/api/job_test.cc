@@ -99,6 +99,16 @@ TEST(JobTest, ReadsThePodTemplate) {
   }
 }
 
+TEST(JobTest, MetricsPortOfAJobObject) {
+  Json job = Minimal();
+  EXPECT_EQ(MetricsPortOf(job), JobSpec().metrics_port);
+  job["spec"]["metrics"] = {{"port", 9500}};
+  EXPECT_EQ(MetricsPortOf(job), 9500);
+  job["spec"]["metrics"]["port"] = "9500";
+  EXPECT_EQ(MetricsPortOf(job), JobSpec().metrics_port);
+  EXPECT_EQ(MetricsPortOf(Json::object()), JobSpec().metrics_port);
+}
+
 TEST(JobTest, ProcessesPerPodAndWorldSize) {
   // {resources, replicas} -> processes per pod
   const std::tuple<const char*, int, int> cases[] = {

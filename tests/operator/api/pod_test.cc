@@ -12,6 +12,7 @@ TEST(ObservedPodTest, ReadsWhatTheStatusDecisionsNeed) {
     "metadata": {"name": "rex-rank-1", "deletionTimestamp": "2026-11-23T10:00:00Z",
                  "labels": {"petname.dev/rank": "1", "petname.dev/restart-generation": "2"}},
     "status": {"phase": "Failed", "reason": "Evicted", "message": "low on memory",
+      "podIP": "10.0.0.7",
       "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
                       "message": "0/1 nodes", "lastTransitionTime": "2026-11-23T09:00:00Z"},
                      {"type": "DisruptionTarget", "status": "True"}],
@@ -25,6 +26,7 @@ TEST(ObservedPodTest, ReadsWhatTheStatusDecisionsNeed) {
   EXPECT_TRUE(pod.deleting);
   EXPECT_EQ(pod.phase, "Failed");
   EXPECT_EQ(pod.reason, "Evicted");
+  EXPECT_EQ(pod.pod_ip, "10.0.0.7");
   EXPECT_TRUE(pod.ConditionTrue("DisruptionTarget"));
   ASSERT_NE(pod.Condition("PodScheduled"), nullptr);
   EXPECT_EQ(pod.Condition("PodScheduled")->reason, "Unschedulable");
@@ -42,6 +44,7 @@ TEST(ObservedPodTest, MissingOrMalformedFieldsReadAsDefaults) {
   EXPECT_EQ(pod.restart_generation, 0);
   EXPECT_FALSE(pod.deleting);
   EXPECT_EQ(pod.phase, "");
+  EXPECT_EQ(pod.pod_ip, "");
   EXPECT_FALSE(pod.trainer_terminated);
   EXPECT_EQ(pod.Condition("Ready"), nullptr);
   EXPECT_EQ(LabelNumber("1234567890", 7), 7);
