@@ -37,10 +37,11 @@ wait_until() {
 }
 
 # start_operator [FLAGS...]: runs petname-operator for this test's namespace; waits for /metrics.
-# HEALTH_BIND (default 0: off) is its --health-probe-bind-address.
+# HEALTH_BIND (default 0: off) is its --health-probe-bind-address; OP_KUBECONFIG (default
+# $KUBECONFIG) its --kubeconfig.
 start_operator() {
   METRICS_PORT=$(free_port)
-  "$PETNAME_OPERATOR" --kubeconfig "$KUBECONFIG" --namespace "$NS" --log-level debug \
+  "$PETNAME_OPERATOR" --kubeconfig "${OP_KUBECONFIG:-$KUBECONFIG}" --namespace "$NS" --log-level debug \
     --health-probe-bind-address "${HEALTH_BIND:-0}" \
     --metrics-bind-address "127.0.0.1:$METRICS_PORT" "$@" \
     >>"$LOG_DIR/operator.log" 2>&1 &
@@ -60,9 +61,12 @@ stop_operator() {
 
 metric() { curl -fsS "http://127.0.0.1:$METRICS_PORT/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
 
+# Helper processes a test starts (e.g. a proxy), killed by PID at exit.
+HELPER_PIDS=()
 cleanup() {
-  local rc=$?
+  local rc=$? pid
   stop_operator KILL
+  for pid in "${HELPER_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   "$KUBECTL" --kubeconfig "$KUBECONFIG" delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
   if ((rc != 0)); then
     log "operator log (last 30 lines of $LOG_DIR/operator.log):"
