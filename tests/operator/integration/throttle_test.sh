@@ -23,7 +23,7 @@ python3 "$(dirname "$0")/fault_proxy.py" --port "$PROXY_PORT" --upstream "$PETNA
   --cert "$PKI/apiserver.crt" --key "$PKI/apiserver.key" --ca "$PETNAME_CA_FILE" \
   --client-cert "$PETNAME_ADMIN_CERT" --client-key "$PETNAME_ADMIN_KEY" --control "$PROXY_DIR" \
   2>>"$LOG_DIR/proxy.log" &
-HELPER_PIDS+=("$!")
+AT_EXIT+=("kill $!")
 API_HOST="127.0.0.1:$PROXY_PORT"
 wait_until "the proxy" 20 curl -fsS --max-time 2 --cacert "$PETNAME_CA_FILE" "https://$API_HOST/readyz"
 OP_KUBECONFIG="$PROXY_DIR/kubeconfig"
@@ -67,11 +67,7 @@ window=$((SECONDS - start_s + 1))
 
 writes=$(requests "$start_line" "$end_line" '$1 != "GET"')
 faulted=$(requests "$start_line" "$end_line" '$1 != "GET" && $3 == "-"')
-# The bound: a failing reconcile is re-queued after >= 25 ms * 2^k once it failed k times (the
-# work queue's 50 ms base, halved by jitter), so at most F = 2 + log2(window / 25 ms) reconciles
-# run in the window; each stops at its first failing write, which one request tries at most 11
-# times (10 retries). The event recorder is the only other writer: at most as many again.
-bound=$(awk -v w="$window" 'BEGIN { print 2 * 11 * int(2 + log(w * 1000 / 25) / log(2)) }')
+bound=$(write_bound "$window")
 log "phases 1-2: ${window} s, $writes writes ($faulted faulted), bound $bound," \
   "$(errors) reconcile errors"
 ((writes == faulted)) || fail "a write passed while all writes were faulted"
