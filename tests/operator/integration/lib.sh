@@ -60,6 +60,12 @@ stop_operator() {
 }
 
 metric() { curl -fsS "http://127.0.0.1:$METRICS_PORT/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+# metric_value SERIES: its value, 0 while it is not exported yet.
+metric_value() {
+  local v
+  v=$(metric "$1" | head -n1)
+  echo "${v:-0}"
+}
 
 # Commands run at exit, before the namespace goes (a test's helper processes, by PID, and
 # cluster-scoped objects it created).

@@ -66,20 +66,15 @@ rejecting() { [[ $(user_write) == 429 ]]; }
 wait_until "API Priority and Fairness rejecting the user's writes" 30 rejecting
 
 API_HOST=${PETNAME_APISERVER_URL#https://}
-value() {
-  local v
-  v=$(metric "$1" | head -n1)
-  echo "${v:-0}"
-}
 # writes: the operator's write attempts so far, by its rest_client_requests_total.
 writes() {
   curl -fsS "http://127.0.0.1:$METRICS_PORT/metrics" |
     awk '/^rest_client_requests_total\{/ && !/method="GET"/ {s += $2} END {print s + 0}'
 }
-retries_429() { value "rest_client_request_retries_total{code=\"429\",host=\"$API_HOST\",verb=\"PUT\"}"; }
+retries_429() { metric_value "rest_client_request_retries_total{code=\"429\",host=\"$API_HOST\",verb=\"PUT\"}"; }
 retried() { (($(retries_429) >= $1)); }
 CTL='controller="petnametrainingjob"'
-errors_at_least() { (($(value "controller_runtime_reconcile_errors_total{$CTL}") >= $1)); }
+errors_at_least() { (($(metric_value "controller_runtime_reconcile_errors_total{$CTL}") >= $1)); }
 server_rejected() {
   curl -fsS --cacert "$PETNAME_CA_FILE" --cert "$PETNAME_ADMIN_CERT" --key "$PETNAME_ADMIN_KEY" \
     "$PETNAME_APISERVER_URL/metrics" |
@@ -95,7 +90,7 @@ wait_until "status writes retried after 429" 60 retried 3
 wait_until "a reconcile failing once its retries ran out" 60 errors_at_least 1
 window=$((SECONDS - start_s + 1))
 writes_in_window=$(($(writes) - start_writes))
-got_429=$(value "rest_client_requests_total{code=\"429\",host=\"$API_HOST\",method=\"PUT\"}")
+got_429=$(metric_value "rest_client_requests_total{code=\"429\",host=\"$API_HOST\",method=\"PUT\"}")
 rejected=$(server_rejected)
 bound=$(write_bound "$window")
 log "${window} s throttled: $writes_in_window writes, $got_429 PUTs answered 429," \

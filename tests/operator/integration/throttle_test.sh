@@ -37,15 +37,10 @@ log_lines() { wc -l <"$PROXY_DIR/requests.log"; }
 # requests FROM TO AWK_CONDITION: requests the proxy logged in lines FROM+1..TO matching the
 # condition on its fields (METHOD PATH UPSTREAM_CODE ANSWERED_CODE).
 requests() { sed -n "$(($1 + 1)),$2p" "$PROXY_DIR/requests.log" | awk "$3" | wc -l; }
-value() {
-  local v
-  v=$(metric "$1" | head -n1)
-  echo "${v:-0}"
-}
-retries() { value "rest_client_request_retries_total{code=\"$1\",host=\"$API_HOST\",verb=\"$2\"}"; }
+retries() { metric_value "rest_client_request_retries_total{code=\"$1\",host=\"$API_HOST\",verb=\"$2\"}"; }
 retried() { (($(retries "$1" "$2") >= $3)); }
 CTL='controller="petnametrainingjob"'
-errors() { value "controller_runtime_reconcile_errors_total{$CTL}"; }
+errors() { metric_value "controller_runtime_reconcile_errors_total{$CTL}"; }
 errors_at_least() { (($(errors) >= $1)); }
 
 start_operator
@@ -82,11 +77,11 @@ wait_until "pod creations retried after 500 + Retry-After" 30 retried 500 POST 2
 set_fault
 
 # The retries are visible in the operator's metrics.
-(($(value "rest_client_requests_total{code=\"429\",host=\"$API_HOST\",method=\"PUT\"}") >= 3)) ||
+(($(metric_value "rest_client_requests_total{code=\"429\",host=\"$API_HOST\",method=\"PUT\"}") >= 3)) ||
   fail "rest_client_requests_total{code=429}"
-(($(value "rest_client_requests_total{code=\"503\",host=\"$API_HOST\",method=\"PUT\"}") >= 2)) ||
+(($(metric_value "rest_client_requests_total{code=\"503\",host=\"$API_HOST\",method=\"PUT\"}") >= 2)) ||
   fail "rest_client_requests_total{code=503}"
-(($(value "workqueue_retries_total{$CTL,name=\"petnametrainingjob\"}") >= 2)) ||
+(($(metric_value "workqueue_retries_total{$CTL,name=\"petnametrainingjob\"}") >= 2)) ||
   fail "workqueue_retries_total"
 
 # Converges once the faults stop.
