@@ -62,13 +62,16 @@ Status Manager::MakeClients() {
                            double seconds) {
     metrics_.ObserveApiRequest(verb, host, code, seconds);
   };
+  opts.on_retry = [this](const std::string& verb, const std::string& host, int code) {
+    metrics_.ObserveApiRetry(verb, host, code);
+  };
   PETNAME_RETURN_IF_ERROR(kube::RestClient::Create(config_, opts, &client_));
   if (!options_.leader_elect) return Status::Ok();
   // Lease requests get a client of their own: no retries, and no attempt outlives a retry
   // period, so a renewal never runs past the renew deadline.
   kube::ClientOptions lease_opts;
   lease_opts.qps = 0;
-  lease_opts.max_retries = 0;
+  lease_opts.retry.max_retries = 0;
   lease_opts.request_timeout = std::chrono::seconds(
       std::max<int64_t>(1, (settings_.election.retry_period.count() + 999) / 1000));
   lease_opts.on_request = opts.on_request;

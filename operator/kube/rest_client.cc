@@ -1,6 +1,7 @@
 #include "operator/kube/rest_client.h"
 
 #include <cstdlib>
+#include <optional>
 #include <random>
 #include <thread>
 #include <vector>
@@ -15,6 +16,8 @@
 
 #include "common/backoff.h"
 #include "common/file_util.h"
+#include "operator/kube/retry_policy.h"
+#include "operator/kube/time.h"
 
 namespace petname::kube {
 namespace {
@@ -134,8 +137,6 @@ http_client_config ClientConfig(const RestConfig& cfg, std::chrono::seconds time
   return c;
 }
 
-bool Retryable(int code) { return code == 429 || code >= 500; }
-
 void SleepUnlessShutDown(std::chrono::milliseconds d, const std::atomic<bool>& shut_down) {
   auto until = std::chrono::steady_clock::now() + d;
   while (!shut_down.load() && std::chrono::steady_clock::now() < until) {
@@ -226,15 +227,18 @@ web::http::http_request RestClient::NewRequest(const std::string& method, const 
 
 Status RestClient::Do(const std::string& method, const std::string& path,
                       const nlohmann::json* body, Response* resp, const std::string& content_type) {
-  Backoff backoff(std::chrono::milliseconds(100), std::chrono::seconds(10), std::random_device{}());
-  std::string last_error;
-  for (int attempt = 0; attempt <= options_.max_retries; ++attempt) {
-    if (attempt > 0) SleepUnlessShutDown(backoff.Next(), shut_down_);
+  Backoff backoff(std::chrono::milliseconds(100), std::chrono::seconds(2), std::random_device{}());
+  Attempt attempt{method, 0, std::nullopt, 0};
+  std::string error;
+  for (;; ++attempt.retries) {
     if (shut_down_.load()) return Status::Unavailable("client shut down");
     bucket_.Wait();
     web::http::http_request req = NewRequest(method, path);
     if (body != nullptr) req.set_body(body->dump(), content_type);
     RequestTimer timer(options_.on_request, method, host_);
+    error.clear();
+    attempt.code = 0;
+    attempt.retry_after.reset();
     try {
       web::http::http_response r = client_->request(req, cancel_.get_token()).get();
       timer.Answered(r.status_code());
@@ -242,14 +246,26 @@ Status RestClient::Do(const std::string& method, const std::string& path,
       resp->code = r.status_code();
       resp->body = nlohmann::json::parse(text, nullptr, false);
       if (resp->body.is_discarded()) resp->body = nullptr;
-      if (!Retryable(resp->code)) return Status::Ok();
-      last_error = "HTTP " + std::to_string(resp->code);
+      attempt.code = resp->code;
+      auto header = r.headers().find("Retry-After");
+      std::chrono::seconds after{};
+      if (header != r.headers().end() && ParseRetryAfter(header->second, NowUnix(), &after)) {
+        attempt.retry_after = after;
+      }
     } catch (const std::exception& e) {
-      last_error = e.what();
+      error = e.what();
     }
-    spdlog::debug("{} {}: {} (attempt {})", method, path, last_error, attempt + 1);
+    std::optional<std::chrono::milliseconds> delay =
+        RetryDelay(attempt, options_.retry, backoff.Next());
+    if (!delay) break;
+    spdlog::debug("{} {}: {}; retry {} in {} ms", method, path,
+                  error.empty() ? "HTTP " + std::to_string(attempt.code) : error,
+                  attempt.retries + 1, delay->count());
+    if (options_.on_retry) options_.on_retry(method, host_, attempt.code);
+    SleepUnlessShutDown(*delay, shut_down_);
   }
-  return Status::Unavailable(method + " " + path + ": " + last_error);
+  if (attempt.code == 0) return Status::Unavailable(method + " " + path + ": " + error);
+  return Status::Ok();
 }
 
 Status RestClient::Stream(const std::string& path,

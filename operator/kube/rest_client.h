@@ -2,10 +2,12 @@
 // (verification on unless the config disables it explicitly) and credentials (client
 // certificate, bearer token, token file re-read every minute so rotated tokens are picked up).
 //
-// Every request first takes a token from the client-side QPS/burst bucket. Do() retries 429,
-// 5xx and connection errors with jittered exponential backoff (up to `max_retries`, honouring
-// nothing else); any other HTTP answer is returned as is. Shutdown() cancels requests in flight
-// (including watch streams) and makes later ones fail fast. Thread-safe.
+// Every request attempt first takes a token from the client-side QPS/burst bucket. Do() retries
+// as retry_policy.h decides: 429 and 5xx with Retry-After for every verb after the server's
+// delay, other 5xx and connection errors for idempotent verbs only, with jittered exponential
+// backoff (100 ms doubling to 2 s), at most `retry.max_retries` times; the last answer is
+// returned as is. Shutdown() cancels requests in flight (including watch streams) and makes
+// later ones fail fast. Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -20,6 +22,7 @@
 
 #include "common/status.h"
 #include "operator/kube/rest_config.h"
+#include "operator/kube/retry_policy.h"
 #include "operator/kube/token_bucket.h"
 
 namespace petname::kube {
@@ -27,7 +30,7 @@ namespace petname::kube {
 struct ClientOptions {
   double qps = 20;  // <= 0 lifts the limit
   int burst = 30;
-  int max_retries = 6;
+  RetryPolicy retry;
   std::chrono::seconds request_timeout{30};
   std::chrono::seconds watch_timeout{15 * 60};  // inactivity limit of a watch stream
   // Called after every request attempt with the verb (WATCH for streams), the API server's
@@ -35,6 +38,9 @@ struct ClientOptions {
   // metrics). Optional.
   std::function<void(const std::string& verb, const std::string& host, int code, double seconds)>
       on_request;
+  // Called before each retry with the verb, HOST:PORT and the code that caused it (0: no
+  // answer), for client-go's rest_client_request_retries_total. Optional.
+  std::function<void(const std::string& verb, const std::string& host, int code)> on_retry;
 };
 
 struct Response {
@@ -51,7 +57,8 @@ class RestClient {
 
   // Sends `method` to `path` (with query string) and waits for the answer. `body` may be null.
   // `content_type` matters for PATCH (e.g. application/merge-patch+json). OK with resp->code set
-  // when the server answered; Unavailable when it did not after the retries (or on shutdown).
+  // when the server answered (its last answer when no retry is left); Unavailable when the last
+  // attempt got no answer (or on shutdown).
   Status Do(const std::string& method, const std::string& path, const nlohmann::json* body,
             Response* resp, const std::string& content_type = "application/json");
 

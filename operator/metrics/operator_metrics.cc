@@ -156,6 +156,10 @@ void OperatorMetrics::ObserveApiRequest(const std::string& verb, const std::stri
   runtime_.ObserveRequest(verb, host, code);
 }
 
+void OperatorMetrics::ObserveApiRetry(const std::string& verb, const std::string& host, int code) {
+  runtime_.ObserveRetry(verb, host, code);
+}
+
 std::string OperatorMetrics::Text() const {
   std::vector<prometheus::MetricFamily> families = registry_->Collect();
   for (const auto& c : {sources_collector_, process_collector_}) {

@@ -62,6 +62,8 @@ class OperatorMetrics {
   // One API request attempt to `host` (HOST:PORT): code 0 means no answer (connection error).
   void ObserveApiRequest(const std::string& verb, const std::string& host, int code,
                          double seconds);
+  // A retry of an API request after an answer with `code` (0: no answer).
+  void ObserveApiRetry(const std::string& verb, const std::string& host, int code);
 
   // The exposition text (Prometheus text format 0.0.4).
   std::string Text() const;

@@ -31,6 +31,9 @@ const char* ResultLabel(ReconcileResult r) {
   return "success";
 }
 
+// client-go's code label: the HTTP code, or "<error>" when there was no answer.
+std::string CodeLabel(int code) { return code == 0 ? "<error>" : std::to_string(code); }
+
 prometheus::Histogram& QueueHistogram(prometheus::Registry& r, const std::string& controller,
                                       const std::string& name, const std::string& help) {
   return prometheus::BuildHistogram().Name(name).Help(help).Register(r).Add(
@@ -63,7 +66,12 @@ RuntimeMetrics::RuntimeMetrics(prometheus::Registry& registry, std::string contr
       requests_(prometheus::BuildCounter()
                     .Name("rest_client_requests_total")
                     .Help("Kubernetes API request attempts by HTTP code, method and API server.")
-                    .Register(registry)) {
+                    .Register(registry)),
+      retries_(prometheus::BuildCounter()
+                   .Name("rest_client_request_retries_total")
+                   .Help("Kubernetes API request retries by the HTTP code that caused them, verb "
+                         "and API server.")
+                   .Register(registry)) {
   for (const char* result : {"success", "error", "requeue", "requeue_after"}) {
     reconciles_.Add({{"controller", controller_}, {"result", result}});
   }
@@ -81,10 +89,12 @@ void RuntimeMetrics::ObserveWork(double seconds) { work_duration_.Observe(second
 
 void RuntimeMetrics::ObserveRequest(const std::string& verb, const std::string& host, int code) {
   requests_
-      .Add({{"code", code == 0 ? "<error>" : std::to_string(code)},
-            {"method", verb == "WATCH" ? "GET" : verb},
-            {"host", host}})
+      .Add({{"code", CodeLabel(code)}, {"method", verb == "WATCH" ? "GET" : verb}, {"host", host}})
       .Increment();
+}
+
+void RuntimeMetrics::ObserveRetry(const std::string& verb, const std::string& host, int code) {
+  retries_.Add({{"code", CodeLabel(code)}, {"verb", verb}, {"host", host}}).Increment();
 }
 
 std::vector<prometheus::MetricFamily> RuntimeMetrics::QueueFamilies(

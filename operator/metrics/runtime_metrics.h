@@ -10,6 +10,8 @@
 //   workqueue_queue_duration_seconds{name,controller}      histogram: added -> handed out
 //   workqueue_work_duration_seconds{name,controller}       histogram: handed out -> done
 //   rest_client_requests_total{code,method,host}           code "<error>": no answer
+//   rest_client_request_retries_total{code,verb,host}      retries, by the code that caused
+//                                                          them (client-go since 1.24)
 // and from a kube::QueueStats at scrape time (QueueFamilies):
 //   workqueue_depth, workqueue_adds_total, workqueue_retries_total,
 //   workqueue_unfinished_work_seconds, workqueue_longest_running_processor_seconds
@@ -46,6 +48,8 @@ class RuntimeMetrics {
   // One request attempt to `host` (HOST:PORT): `verb` WATCH counts as method GET, as client-go
   // counts watches; code 0 means no answer.
   void ObserveRequest(const std::string& verb, const std::string& host, int code);
+  // A retry of a request to `host` after an answer with `code` (0: no answer).
+  void ObserveRetry(const std::string& verb, const std::string& host, int code);
 
   std::vector<prometheus::MetricFamily> QueueFamilies(const kube::QueueStats& stats) const;
 
@@ -57,6 +61,7 @@ class RuntimeMetrics {
   prometheus::Histogram& queue_duration_;
   prometheus::Histogram& work_duration_;
   prometheus::Family<prometheus::Counter>& requests_;
+  prometheus::Family<prometheus::Counter>& retries_;
 };
 
 }  // namespace petname::operator_metrics

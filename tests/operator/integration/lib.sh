@@ -37,10 +37,11 @@ wait_until() {
 }
 
 # start_operator [FLAGS...]: runs petname-operator for this test's namespace; waits for /metrics.
-# HEALTH_BIND (default 0: off) is its --health-probe-bind-address.
+# HEALTH_BIND (default 0: off) is its --health-probe-bind-address; OP_KUBECONFIG (default
+# $KUBECONFIG) its --kubeconfig.
 start_operator() {
   METRICS_PORT=$(free_port)
-  "$PETNAME_OPERATOR" --kubeconfig "$KUBECONFIG" --namespace "$NS" --log-level debug \
+  "$PETNAME_OPERATOR" --kubeconfig "${OP_KUBECONFIG:-$KUBECONFIG}" --namespace "$NS" --log-level debug \
     --health-probe-bind-address "${HEALTH_BIND:-0}" \
     --metrics-bind-address "127.0.0.1:$METRICS_PORT" "$@" \
     >>"$LOG_DIR/operator.log" 2>&1 &
@@ -59,10 +60,20 @@ stop_operator() {
 }
 
 metric() { curl -fsS "http://127.0.0.1:$METRICS_PORT/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+# metric_value SERIES: its value, 0 while it is not exported yet.
+metric_value() {
+  local v
+  v=$(metric "$1" | head -n1)
+  echo "${v:-0}"
+}
 
+# Commands run at exit, before the namespace goes (a test's helper processes, by PID, and
+# cluster-scoped objects it created).
+AT_EXIT=()
 cleanup() {
-  local rc=$?
+  local rc=$? cmd
   stop_operator KILL
+  for cmd in "${AT_EXIT[@]}"; do eval "$cmd" >/dev/null 2>&1 || true; done
   "$KUBECTL" --kubeconfig "$KUBECONFIG" delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
   if ((rc != 0)); then
     log "operator log (last 30 lines of $LOG_DIR/operator.log):"
@@ -126,3 +137,10 @@ generation_is() { [[ $(pod_label "$1") == "$2" ]]; }
 # event_reasons JOB: the reasons of the Events recorded on the job, one per line.
 event_reasons() { k get events --field-selector "involvedObject.name=$1" -o json | jq -r '.items[].reason'; }
 has_event() { event_reasons "$1" | grep -qx "$2"; }
+
+# write_bound SECONDS: the most API writes a well-behaved operator makes in SECONDS while every
+# write fails (429, 5xx). A failing reconcile is re-queued after >= 25 ms * 2^k once it failed k
+# times (the work queue's 50 ms base, halved by jitter), so at most F = 2 + log2(SECONDS / 25 ms)
+# reconciles run; each stops at its first failing write, which one request tries at most 11
+# times (10 retries). The event recorder is the only other writer: at most as many again.
+write_bound() { awk -v w="$1" 'BEGIN { print 2 * 11 * int(2 + log(w * 1000 / 25) / log(2)) }'; }

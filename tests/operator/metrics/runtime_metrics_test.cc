@@ -96,5 +96,20 @@ TEST(RuntimeMetricsTest, RestClientRequestsByCodeMethodAndHost) {
   EXPECT_EQ(text.find("WATCH"), std::string::npos);
 }
 
+TEST(RuntimeMetricsTest, RestClientRetriesByCodeVerbAndHost) {
+  prometheus::Registry registry;
+  RuntimeMetrics m(registry, "pntj");
+  m.ObserveRetry("POST", "10.0.0.1:6443", 429);
+  m.ObserveRetry("POST", "10.0.0.1:6443", 429);
+  m.ObserveRetry("PUT", "10.0.0.1:6443", 0);
+  const std::string text = Text(registry, m, {});
+  const std::string host = R"(host="10.0.0.1:6443")";
+  EXPECT_EQ(
+      Value(text, "rest_client_request_retries_total{code=\"429\"," + host + ",verb=\"POST\"}"), 2);
+  EXPECT_EQ(
+      Value(text, "rest_client_request_retries_total{code=\"<error>\"," + host + ",verb=\"PUT\"}"),
+      1);
+}
+
 }  // namespace
 }  // namespace petname::operator_metrics
