@@ -19,6 +19,9 @@
 #      runs 2 rank processes, the 4 ranks rendezvous (world size 4 in the checkpoint), Prometheus
 #      scraped the 4 local ranks' metrics ports; one local rank process of pod 1 is killed: the
 #      gang restarts, resumes from the checkpoint and Succeeds.
+#   6. the node's kubelet, then its containerd, are restarted mid-training
+#      (tests/e2e/node_restart_scenario.sh): the rank containers keep running, the job Succeeds
+#      with the same two pods and no gang restart, the node is Ready again.
 #
 #   tests/e2e/e2e_test.sh BIN_DIR CSV      (BIN_DIR holds petname and petname-operator)
 #
@@ -271,6 +274,8 @@ operator_ready() { # [NOT_NAME]: one operator pod other than NOT_NAME is Ready
 source "$ROOT/tests/e2e/prometheus.sh"
 # shellcheck source-path=SCRIPTDIR source=procs_scenario.sh
 source "$ROOT/tests/e2e/procs_scenario.sh"
+# shellcheck source-path=SCRIPTDIR source=node_restart_scenario.sh
+source "$ROOT/tests/e2e/node_restart_scenario.sh"
 
 # ---- scenario 1: helm install, a 2-rank job to Succeeded ---------------------------------------
 scenario_1() {
@@ -395,6 +400,7 @@ if eventually 5 operator_ready; then
   scenario_3 || true
   scenario_4 || true
   scenario_5 || true
+  scenario_6 || true
 else
-  not_ok "scenarios 2-5: no Ready operator after scenario 1"
+  not_ok "scenarios 2-6: no Ready operator after scenario 1"
 fi
