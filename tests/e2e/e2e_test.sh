@@ -145,7 +145,7 @@ report() {
     echo "| scenario | seconds |"
     echo "|---|---|"
     local s
-    for s in node-up 1-install-train 2-kill-rank 3-kill-operator 4-delete 5-processes; do
+    for s in node-up 1-install-train 2-kill-rank 3-kill-operator 4-delete 5-processes 6-node-daemons; do
       echo "| $s | ${SCENARIO_SECONDS[$s]:-not run} |"
     done
     echo
