@@ -1,5 +1,7 @@
 #include "operator/controller/pod_failure.h"
 
+#include "common/exit_codes.h"
+
 namespace petname::controller {
 namespace {
 
@@ -28,8 +30,12 @@ bool PodFailed(const api::ObservedPod& pod, RankFailure* out) {
   return true;
 }
 
+bool CheckpointDirUnusable(const RankFailure& failure) {
+  return failure.exit_code == kExitCheckpointDirUnusable && !failure.disruption;
+}
+
 bool Retryable(const std::string& restart_policy, const RankFailure& failure) {
-  if (restart_policy == "Never") return false;
+  if (restart_policy == "Never" || CheckpointDirUnusable(failure)) return false;
   if (restart_policy == "OnFailure") return true;
   if (failure.disruption || failure.exit_code < 0) return true;
   return failure.exit_code >= 128;

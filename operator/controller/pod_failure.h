@@ -8,9 +8,15 @@
 //
 // Retryable(policy, f):
 //   Never    - never;
-//   OnFailure - always;
+//   OnFailure - always, except an unusable checkpoint directory (below);
 //   ExitCode - disruptions, exit codes >= 128 (signals: 137 OOMKilled/SIGKILL, 143 SIGTERM) and
 //              failures without any exit code; exit codes 1-127 are permanent.
+// An unusable checkpoint directory (exit code 73, common/exit_codes.h, and not a disruption) is
+// permanent under every policy: the trainer exits so at start-up when it cannot write its
+// --checkpoint-dir (read-only volume, a path under a file), which a restart of the same pod spec
+// cannot fix. The job fails at once with reason CheckpointDirUnusable instead of spending its
+// backoffLimit. The trainer container uses terminationMessagePolicy FallbackToLogsOnError, so
+// the failure's message is the tail of the trainer's log (its "petname: error: ..." line).
 #pragma once
 
 #include <string>
@@ -33,6 +39,9 @@ struct RankFailure {
 bool PodFailed(const api::ObservedPod& pod, RankFailure* out);
 
 bool Retryable(const std::string& restart_policy, const RankFailure& failure);
+
+// True when the trainer reported an unusable checkpoint directory (see above).
+bool CheckpointDirUnusable(const RankFailure& failure);
 
 // With one process per pod: "rank 1 (pod rex-rank-1) failed: exit code 137 (OOMKilled): message";
 // with P > 1: "pod rex-rank-1 (ranks 2..3) failed: ..." (parts absent when unknown).
