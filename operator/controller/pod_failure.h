@@ -15,8 +15,12 @@
 // permanent under every policy: the trainer exits so at start-up when it cannot write its
 // --checkpoint-dir (read-only volume, a path under a file), which a restart of the same pod spec
 // cannot fix. The job fails at once with reason CheckpointDirUnusable instead of spending its
-// backoffLimit. The trainer container uses terminationMessagePolicy FallbackToLogsOnError, so
-// the failure's message is the tail of the trainer's log (its "petname: error: ..." line).
+// backoffLimit.
+//
+// The trainer container uses terminationMessagePolicy FallbackToLogsOnError, so the terminated
+// state's message of a failed trainer is the tail of its log (up to 80 lines). RankFailure keeps
+// one line of it: the last "petname: error: ..." line (the CLI's one error line, also behind a
+// launcher's "[rank R] " prefix), else the last non-empty line.
 #pragma once
 
 #include <string>
@@ -29,11 +33,14 @@ struct RankFailure {
   int rank = -1;  // the pod's index (label petname.dev/rank); its ranks with P processes per pod
                   // are rank*P .. rank*P+P-1
   std::string pod;
-  int exit_code = -1;  // -1: no container terminated (eviction, node loss, admission error)
-  std::string reason;  // CamelCase: OOMKilled, Error, Evicted, NodeLost, ... ("Failed" if none)
-  std::string message;
+  int exit_code = -1;   // -1: no container terminated (eviction, node loss, admission error)
+  std::string reason;   // CamelCase: OOMKilled, Error, Evicted, NodeLost, ... ("Failed" if none)
+  std::string message;  // one line (see above)
   bool disruption = false;
 };
+
+// The line of a terminated state's message that explains the failure (see above).
+std::string FailureLine(const std::string& message);
 
 // True (and *out filled) when `pod` has failed.
 bool PodFailed(const api::ObservedPod& pod, RankFailure* out);

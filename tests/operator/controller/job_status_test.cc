@@ -199,9 +199,12 @@ TEST(JobStatusTest, UnusableCheckpointDirFailsAtOnceWithTheTrainersMessage) {
   api::Job job = TestJob(2, R"({"spec": {"runPolicy": {"restartPolicy": "OnFailure"}}})");
   std::vector<Json> pods = Pods({"Running", "Running"});
   Terminate(&pods, 0, 73, "Error");
+  // The log tail of a pod of two processes: the rank's error line, then the launcher's.
   pods[0]["status"]["containerStatuses"][0]["state"]["terminated"]["message"] =
-      "petname: error: checkpoint directory unusable: cannot create a staging directory in "
-      "/checkpoints: Read-only file system\n";
+      "launcher: ranks 0..1 of 4, 1 intra-op thread each\n"
+      "[rank 0] petname: error: checkpoint directory unusable: cannot create a staging directory "
+      "in /checkpoints: Read-only file system\n"
+      "launcher: rank 0 exited with code 73; stopping the others\n";
   Plan p = Step(&job, pods, kT0);
   EXPECT_EQ(p.status.phase, api::JobPhase::kFailed);
   EXPECT_EQ(p.status.restarts, 0);
@@ -209,7 +212,11 @@ TEST(JobStatusTest, UnusableCheckpointDirFailsAtOnceWithTheTrainersMessage) {
   const std::string message = CondMessage(p.status, "Failed");
   EXPECT_EQ(message.rfind("rank 0 (pod rex-rank-0) failed: exit code 73 (Error)", 0), 0u)
       << message;
-  EXPECT_NE(message.find("/checkpoints: Read-only file system"), std::string::npos) << message;
+  EXPECT_NE(message.find(": [rank 0] petname: error: checkpoint directory unusable: cannot create "
+                         "a staging directory in /checkpoints: Read-only file system"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("launcher:"), std::string::npos) << message;
   EXPECT_NE(message.find("not retried"), std::string::npos) << message;
 }
 
