@@ -13,7 +13,8 @@ namespace petname {
 namespace {
 
 Status Errno(const std::string& what, const std::string& path) {
-  return Status::IoError(what + " " + path + ": " + std::strerror(errno));
+  const int err = errno;
+  return Status::IoError(what + " " + path + ": " + std::strerror(err), err);
 }
 
 Status FsyncPath(const std::string& path, int flags) {
@@ -24,6 +25,38 @@ Status FsyncPath(const std::string& path, int flags) {
   ::close(fd);
   errno = saved;
   if (rc != 0) return Errno("cannot fsync", path);
+  return Status::Ok();
+}
+
+// Writes all of `contents` to `fd`, fsync'ed when `sync`, and closes it. On failure the file
+// at `path` is removed too and the Status says which step failed.
+Status WriteAndClose(int fd, const std::string& path, std::string_view contents, bool sync) {
+  const char* p = contents.data();
+  size_t left = contents.size();
+  const char* failed = nullptr;
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      failed = "cannot write";
+      break;
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (failed == nullptr && sync && ::fsync(fd) != 0) failed = "cannot fsync";
+  if (failed != nullptr) {
+    Status st = Errno(failed, path);
+    ::close(fd);
+    ::unlink(path.c_str());
+    return st;
+  }
+  if (::close(fd) != 0) {
+    Status st = Errno("cannot close", path);
+    ::unlink(path.c_str());
+    return st;
+  }
   return Status::Ok();
 }
 
@@ -43,6 +76,12 @@ Status FsyncFile(const std::string& path) { return FsyncPath(path, O_RDONLY); }
 
 Status FsyncDirectory(const std::string& dir) { return FsyncPath(dir, O_RDONLY | O_DIRECTORY); }
 
+Status WriteFile(const std::string& path, std::string_view contents) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno("cannot create", path);
+  return WriteAndClose(fd, path, contents, /*sync=*/false);
+}
+
 Status WriteFileAtomically(const std::string& path, std::string_view contents) {
   namespace fs = std::filesystem;
   fs::path target(path);
@@ -50,27 +89,7 @@ Status WriteFileAtomically(const std::string& path, std::string_view contents) {
   std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
   int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
   if (fd < 0) return Errno("cannot create a temporary file in", dir.string());
-  const char* p = contents.data();
-  size_t left = contents.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      Status st = Errno("cannot write", tmpl);
-      ::close(fd);
-      ::unlink(tmpl.c_str());
-      return st;
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    Status st = Errno("cannot fsync", tmpl);
-    ::close(fd);
-    ::unlink(tmpl.c_str());
-    return st;
-  }
-  ::close(fd);
+  PETNAME_RETURN_IF_ERROR(WriteAndClose(fd, tmpl, contents, /*sync=*/true));
   if (::rename(tmpl.c_str(), path.c_str()) != 0) {
     Status st = Errno("cannot rename onto", path);
     ::unlink(tmpl.c_str());

@@ -31,6 +31,12 @@ class Status {
   }
   static Status NotFound(std::string msg) { return {Code::kNotFound, std::move(msg)}; }
   static Status IoError(std::string msg) { return {Code::kIoError, std::move(msg)}; }
+  // An I/O error caused by the OS error `os_error` (an errno value, e.g. ENOSPC).
+  static Status IoError(std::string msg, int os_error) {
+    Status st(Code::kIoError, std::move(msg));
+    st.os_error_ = os_error;
+    return st;
+  }
   static Status Corruption(std::string msg) { return {Code::kCorruption, std::move(msg)}; }
   static Status FailedPrecondition(std::string msg) {
     return {Code::kFailedPrecondition, std::move(msg)};
@@ -41,6 +47,8 @@ class Status {
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
+  // The errno value behind a kIoError when it was given, else 0.
+  int os_error() const { return os_error_; }
 
   // "OK" or "<code name>: <message>".
   std::string ToString() const;
@@ -53,6 +61,7 @@ class Status {
 
   Code code_ = Code::kOk;
   std::string message_;
+  int os_error_ = 0;
 };
 
 }  // namespace petname

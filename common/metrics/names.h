@@ -35,6 +35,8 @@ inline constexpr char kValidationAccuracy[] = "petname_validation_accuracy";
 inline constexpr char kCheckpointWriteSeconds[] = "petname_checkpoint_write_seconds";
 inline constexpr char kCheckpointLastSuccessTimestampSeconds[] =
     "petname_checkpoint_last_success_timestamp_seconds";
+// Checkpoint writes that failed, by label reason: no_space, read_only, permission, io_error.
+inline constexpr char kCheckpointFailuresTotal[] = "petname_checkpoint_failures_total";
 inline constexpr char kGpuMemoryAllocatedBytes[] = "petname_gpu_memory_allocated_bytes";
 inline constexpr char kGpuMemoryReservedBytes[] = "petname_gpu_memory_reserved_bytes";
 

@@ -69,6 +69,7 @@ Progress ProgressFromJson(const Json& p) {
   out.validation_accuracy = Number(p, "validationAccuracy");
   out.samples_per_second = Number(p, "samplesPerSecond");
   out.last_checkpoint_time = Time(p, "lastCheckpointTime");
+  if (p.contains("checkpointFailures")) out.checkpoint_failures = Int(p, "checkpointFailures");
   out.update_time = Time(p, "updateTime");
   return out;
 }
@@ -108,7 +109,8 @@ bool Progress::operator==(const Progress& o) const {
   return epoch == o.epoch && epochs == o.epochs && train_loss == o.train_loss &&
          validation_loss == o.validation_loss && validation_accuracy == o.validation_accuracy &&
          samples_per_second == o.samples_per_second &&
-         last_checkpoint_time == o.last_checkpoint_time && update_time == o.update_time;
+         last_checkpoint_time == o.last_checkpoint_time &&
+         checkpoint_failures == o.checkpoint_failures && update_time == o.update_time;
 }
 
 bool JobStatus::operator==(const JobStatus& o) const {
@@ -153,6 +155,7 @@ Json ProgressToJson(const Progress& p) {
   PutNumber(&out, "validationAccuracy", p.validation_accuracy);
   PutNumber(&out, "samplesPerSecond", p.samples_per_second);
   PutTime(&out, "lastCheckpointTime", p.last_checkpoint_time);
+  if (p.checkpoint_failures) out["checkpointFailures"] = *p.checkpoint_failures;
   PutTime(&out, "updateTime", p.update_time);
   return out;
 }

@@ -43,7 +43,8 @@ struct Progress {
   std::optional<double> validation_accuracy;
   std::optional<double> samples_per_second;  // all ranks together
   std::optional<int64_t> last_checkpoint_time;
-  std::optional<int64_t> update_time;  // when the scraper last saw a change
+  std::optional<int64_t> checkpoint_failures;  // failed checkpoint saves of this run, when any
+  std::optional<int64_t> update_time;          // when the scraper last saw a change
 
   bool operator==(const Progress& o) const;
   bool operator!=(const Progress& o) const { return !(*this == o); }

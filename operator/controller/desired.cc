@@ -142,7 +142,10 @@ Json OperatorPod(const api::Job& job, int index) {
                     {"ports", Ports(s)},
                     {"resources", Resources(s)},
                     {"volumeMounts", mounts},
-                    {"securityContext", TrainerSecurityContext()}};
+                    {"securityContext", TrainerSecurityContext()},
+                    // The trainer's last stderr lines become the terminated state's message
+                    // (pod_failure.h), so a failed job says why, not only its exit code.
+                    {"terminationMessagePolicy", "FallbackToLogsOnError"}};
   Json spec = {{"restartPolicy", "Never"},
                {"hostname", PodName(job.name, index)},
                {"subdomain", job.name},

@@ -148,6 +148,11 @@ bool Decider::Deadline() {
 
 void Decider::Restart(const RankFailure& f, int generation) {
   const std::string what = Describe(f, api::ProcessesPerPod(spec_));
+  if (CheckpointDirUnusable(f)) {
+    Finish(false, "CheckpointDirUnusable",
+           what + " (the checkpoint directory cannot be written; not retried)");
+    return;
+  }
   if (!Retryable(spec_.restart_policy, f)) {
     Finish(false, "RankFailed",
            what + " (not retried under restartPolicy " + spec_.restart_policy + ")");

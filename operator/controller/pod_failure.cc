@@ -1,5 +1,9 @@
 #include "operator/controller/pod_failure.h"
 
+#include <sstream>
+
+#include "common/exit_codes.h"
+
 namespace petname::controller {
 namespace {
 
@@ -9,6 +13,19 @@ bool IsDisruptionReason(const std::string& reason) {
 }
 
 }  // namespace
+
+std::string FailureLine(const std::string& message) {
+  std::string last;
+  std::string error;
+  std::istringstream in(message);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    last = line;
+    if (line.find("petname: error: ") != std::string::npos) error = line;
+  }
+  return error.empty() ? last : error;
+}
 
 bool PodFailed(const api::ObservedPod& pod, RankFailure* out) {
   if (pod.phase != "Failed" && pod.reason != "NodeLost") return false;
@@ -21,15 +38,19 @@ bool PodFailed(const api::ObservedPod& pod, RankFailure* out) {
   if (pod.trainer_terminated) {
     f.exit_code = pod.trainer_terminated->exit_code;
     if (f.reason.empty()) f.reason = pod.trainer_terminated->reason;
-    if (f.message.empty()) f.message = pod.trainer_terminated->message;
+    if (f.message.empty()) f.message = FailureLine(pod.trainer_terminated->message);
   }
   if (f.reason.empty()) f.reason = "Failed";
   *out = std::move(f);
   return true;
 }
 
+bool CheckpointDirUnusable(const RankFailure& failure) {
+  return failure.exit_code == kExitCheckpointDirUnusable && !failure.disruption;
+}
+
 bool Retryable(const std::string& restart_policy, const RankFailure& failure) {
-  if (restart_policy == "Never") return false;
+  if (restart_policy == "Never" || CheckpointDirUnusable(failure)) return false;
   if (restart_policy == "OnFailure") return true;
   if (failure.disruption || failure.exit_code < 0) return true;
   return failure.exit_code >= 128;

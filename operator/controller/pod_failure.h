@@ -8,9 +8,19 @@
 //
 // Retryable(policy, f):
 //   Never    - never;
-//   OnFailure - always;
+//   OnFailure - always, except an unusable checkpoint directory (below);
 //   ExitCode - disruptions, exit codes >= 128 (signals: 137 OOMKilled/SIGKILL, 143 SIGTERM) and
 //              failures without any exit code; exit codes 1-127 are permanent.
+// An unusable checkpoint directory (exit code 73, common/exit_codes.h, and not a disruption) is
+// permanent under every policy: the trainer exits so at start-up when it cannot write its
+// --checkpoint-dir (read-only volume, a path under a file), which a restart of the same pod spec
+// cannot fix. The job fails at once with reason CheckpointDirUnusable instead of spending its
+// backoffLimit.
+//
+// The trainer container uses terminationMessagePolicy FallbackToLogsOnError, so the terminated
+// state's message of a failed trainer is the tail of its log (up to 80 lines). RankFailure keeps
+// one line of it: the last "petname: error: ..." line (the CLI's one error line, also behind a
+// launcher's "[rank R] " prefix), else the last non-empty line.
 #pragma once
 
 #include <string>
@@ -23,16 +33,22 @@ struct RankFailure {
   int rank = -1;  // the pod's index (label petname.dev/rank); its ranks with P processes per pod
                   // are rank*P .. rank*P+P-1
   std::string pod;
-  int exit_code = -1;  // -1: no container terminated (eviction, node loss, admission error)
-  std::string reason;  // CamelCase: OOMKilled, Error, Evicted, NodeLost, ... ("Failed" if none)
-  std::string message;
+  int exit_code = -1;   // -1: no container terminated (eviction, node loss, admission error)
+  std::string reason;   // CamelCase: OOMKilled, Error, Evicted, NodeLost, ... ("Failed" if none)
+  std::string message;  // one line (see above)
   bool disruption = false;
 };
+
+// The line of a terminated state's message that explains the failure (see above).
+std::string FailureLine(const std::string& message);
 
 // True (and *out filled) when `pod` has failed.
 bool PodFailed(const api::ObservedPod& pod, RankFailure* out);
 
 bool Retryable(const std::string& restart_policy, const RankFailure& failure);
+
+// True when the trainer reported an unusable checkpoint directory (see above).
+bool CheckpointDirUnusable(const RankFailure& failure);
 
 // With one process per pod: "rank 1 (pod rex-rank-1) failed: exit code 137 (OOMKilled): message";
 // with P > 1: "pod rex-rank-1 (ranks 2..3) failed: ..." (parts absent when unknown).

@@ -35,10 +35,9 @@ size_t LabelsEnd(const std::string& line, size_t open) {
   return std::string::npos;
 }
 
-}  // namespace
-
-std::map<std::string, double> ParseExposition(const std::string& text) {
-  std::map<std::string, double> out;
+// Calls fn(name, value) for every well-formed sample line of an exposition, in order.
+template <typename Fn>
+void ForEachSample(const std::string& text, Fn fn) {
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
@@ -55,9 +54,26 @@ std::map<std::string, double> ParseExposition(const std::string& text) {
     char* end = nullptr;
     double v = std::strtod(begin, &end);
     if (end == begin) continue;
-    out.emplace(line.substr(0, name_end), v);  // first sample wins
+    fn(line.substr(0, name_end), v);
   }
+}
+
+}  // namespace
+
+std::map<std::string, double> ParseExposition(const std::string& text) {
+  std::map<std::string, double> out;
+  ForEachSample(text, [&out](const std::string& name, double v) {
+    out.emplace(name, v);  // first sample wins
+  });
   return out;
+}
+
+double SumOfSeries(const std::string& text, const std::string& name) {
+  double sum = 0;
+  ForEachSample(text, [&](const std::string& n, double v) {
+    if (n == name) sum += v;
+  });
+  return sum;
 }
 
 Sample SampleFromExposition(const std::string& text) {
@@ -76,6 +92,7 @@ Sample SampleFromExposition(const std::string& text) {
   s.samples_total = Get(m, metrics::kTrainSamplesTotal, 0);
   s.world_size = std::max<int64_t>(1, static_cast<int64_t>(Get(m, metrics::kWorldSize, 1)));
   s.checkpoint_unix = Get(m, metrics::kCheckpointLastSuccessTimestampSeconds, 0);
+  s.checkpoint_failures = SumOfSeries(text, metrics::kCheckpointFailuresTotal);
   return s;
 }
 
@@ -96,6 +113,9 @@ api::Progress ProgressFromSample(const Sample& now, const Sample* prev, double s
   }
   if (now.checkpoint_unix > 0 && std::isfinite(now.checkpoint_unix)) {
     p.last_checkpoint_time = static_cast<int64_t>(now.checkpoint_unix);
+  }
+  if (now.checkpoint_failures >= 1 && std::isfinite(now.checkpoint_failures)) {
+    p.checkpoint_failures = static_cast<int64_t>(now.checkpoint_failures);
   }
   return p;
 }

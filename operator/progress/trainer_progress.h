@@ -14,6 +14,9 @@ namespace petname::progress {
 // Comment lines and malformed lines are skipped; values may be NaN or +-Inf.
 std::map<std::string, double> ParseExposition(const std::string& text);
 
+// The sum of every sample of metric `name` whatever its labels (a counter split by a label).
+double SumOfSeries(const std::string& text, const std::string& name);
+
 struct Sample {
   bool valid = false;  // false when the text carries no petname_epochs_planned
   int64_t epoch = 0;
@@ -23,7 +26,8 @@ struct Sample {
   double validation_accuracy = -1;
   double samples_total = 0;  // this rank's counter
   int64_t world_size = 1;
-  double checkpoint_unix = 0;  // 0: none yet
+  double checkpoint_unix = 0;      // 0: none yet
+  double checkpoint_failures = 0;  // checkpoint saves that failed, every reason
 };
 
 Sample SampleFromExposition(const std::string& text);

@@ -2,7 +2,6 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
-#include <fstream>
 #include <mutex>
 #include <sstream>
 
@@ -18,6 +17,21 @@ std::string Join(const std::string& dir, const char* name) { return dir + "/" + 
 // checkpoint written on one device loads on any other.
 torch::Device DeviceOf(model::CharLstm& model) { return model->parameters().front().device(); }
 
+// Serialises `value` with torch::save into memory and writes it as `path`, so that every
+// failure (ENOSPC included) surfaces as a Status carrying its errno.
+template <typename T>
+Status SaveTo(const std::string& path, const T& value) {
+  std::ostringstream bytes;
+  try {
+    torch::save(value, bytes);
+  } catch (const c10::Error& e) {
+    return Status::Internal("cannot serialise " + path + ": " + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    return Status::Internal("cannot serialise " + path + ": " + e.what());
+  }
+  return WriteFile(path, bytes.str());
+}
+
 }  // namespace
 
 Status SaveCheckpoint(const std::string& root, const Manifest& manifest, int keep,
@@ -25,21 +39,13 @@ Status SaveCheckpoint(const std::string& root, const Manifest& manifest, int kee
                       const std::vector<std::string>& training_names) {
   CheckpointWriter writer;
   PETNAME_RETURN_IF_ERROR(CheckpointWriter::Begin(root, manifest.epoch, &writer));
-  try {
-    torch::save(model, writer.FilePath("model.pt"));
-    torch::save(optimizer, writer.FilePath("optimizer.pt"));
-    torch::Tensor rng = at::detail::getDefaultCPUGenerator().get_state();
-    torch::save(rng, writer.FilePath("rng.pt"));
-  } catch (const c10::Error& e) {
-    return Status::IoError("cannot write checkpoint files in " + root + ": " +
-                           e.what_without_backtrace());
-  }
-  std::ostringstream names;
-  for (const std::string& n : training_names) names << n << '\n';
-  std::ofstream out(writer.FilePath("names.txt"), std::ios::binary);
-  out << names.str();
-  out.close();
-  if (!out) return Status::IoError("cannot write names.txt in " + root);
+  PETNAME_RETURN_IF_ERROR(SaveTo(writer.FilePath("model.pt"), model));
+  PETNAME_RETURN_IF_ERROR(SaveTo(writer.FilePath("optimizer.pt"), optimizer));
+  PETNAME_RETURN_IF_ERROR(
+      SaveTo(writer.FilePath("rng.pt"), at::detail::getDefaultCPUGenerator().get_state()));
+  std::string names;
+  for (const std::string& n : training_names) names += n + '\n';
+  PETNAME_RETURN_IF_ERROR(WriteFile(writer.FilePath("names.txt"), names));
   return writer.Commit(manifest, keep);
 }
 

@@ -21,7 +21,7 @@ constexpr auto kReadableFile =
     fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
 
 Status FsError(const std::string& what, const std::string& path, const std::error_code& ec) {
-  return Status::IoError(what + " " + path + ": " + ec.message());
+  return Status::IoError(what + " " + path + ": " + ec.message(), ec.value());
 }
 
 // Removes staging directories left behind by a crashed writer.
@@ -128,22 +128,37 @@ Status CheckpointWriter::Commit(Manifest manifest, int keep) {
   const std::string name = EpochDirName(epoch_);
   const fs::path target = fs::path(root_) / name;
   const fs::path replaced = fs::path(staging_ + ".replaced");
-  if (fs::exists(target, ec)) {
+  const bool replacing = fs::exists(target, ec);
+  if (replacing) {
     fs::rename(target, replaced, ec);
     if (ec) return FsError("cannot move aside", target.string(), ec);
   }
   fs::rename(staging_, target, ec);
-  if (ec) return FsError("cannot publish checkpoint", target.string(), ec);
+  if (ec) {
+    Status st = FsError("cannot publish checkpoint", target.string(), ec);
+    if (replacing) fs::rename(replaced, target, ec);
+    return st;
+  }
   staging_.clear();
-  fs::remove_all(replaced, ec);
-  PETNAME_RETURN_IF_ERROR(FsyncDirectory(root_));
   const std::string latest = (fs::path(root_) / kLatest).string();
-  PETNAME_RETURN_IF_ERROR(WriteFileAtomically(latest, name + "\n"));
+  Status st = FsyncDirectory(root_);
+  if (st.ok()) st = WriteFileAtomically(latest, name + "\n");
+  if (!st.ok()) {  // unpublish, so that a failed commit leaves the store as it was
+    fs::remove_all(target, ec);
+    if (replacing) fs::rename(replaced, target, ec);
+    return st;
+  }
+  fs::remove_all(replaced, ec);
   fs::permissions(latest, kReadableFile, ec);
   for (const std::string& old : DirsBeyondKeep(ListCheckpoints(root_), keep)) {
     fs::remove_all(fs::path(root_) / old, ec);
   }
   return FsyncDirectory(root_);
+}
+
+Status CheckWritable(const std::string& root) {
+  CheckpointWriter probe;
+  return CheckpointWriter::Begin(root, 0, &probe);
 }
 
 Status VerifyCheckpoint(const std::string& dir, Manifest* manifest) {

@@ -51,7 +51,9 @@ class CheckpointWriter {
 
   // Checksums and fsyncs every staged file, fills `manifest.files`, writes manifest.json,
   // publishes the directory as root/epoch-N (replacing an older one of the same epoch),
-  // updates `latest`, and removes checkpoints beyond the newest `keep`.
+  // updates `latest`, and removes checkpoints beyond the newest `keep`. A failure before
+  // `latest` is replaced (e.g. ENOSPC while writing the manifest or `latest`) leaves the
+  // store as it was: no staging directory, no new epoch directory, `latest` unchanged.
   Status Commit(Manifest manifest, int keep);
 
  private:
@@ -59,6 +61,11 @@ class CheckpointWriter {
   std::string staging_;
   int64_t epoch_ = 0;
 };
+
+// Whether a checkpoint can be staged under `root` now: creates root (with parents) and a
+// staging directory, then removes it (and any left by a crashed writer). The IoError names
+// the directory and carries the errno.
+Status CheckWritable(const std::string& root);
 
 // Reads manifest.json of the checkpoint directory `dir` and verifies the sha256 of every
 // file it lists. Corruption/NotFound for a damaged checkpoint, FailedPrecondition for

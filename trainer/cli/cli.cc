@@ -12,8 +12,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/exit_codes.h"
 #include "common/file_util.h"
 #include "common/metrics/process_collector.h"
+#include "trainer/checkpoint/store.h"
 #include "trainer/cli/dist_flags.h"
 #include "trainer/data/dataset.h"
 #include "trainer/data/names.h"
@@ -170,7 +172,8 @@ Status WriteSummary(const std::string& path, const train::TrainResult& r) {
 }
 
 // Sets *exit_code for outcomes that are not errors: a preempted rank (dist::kExitPreempted)
-// or the local launcher's result.
+// or the local launcher's result; and for an unusable checkpoint directory, which fails
+// with kExitCheckpointDirUnusable instead of 1.
 Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   PETNAME_RETURN_IF_ERROR(CheckTrainFlags(&f));
   if (f.dist.nproc > 1) {
@@ -186,6 +189,14 @@ Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   std::unique_ptr<metrics::TrainingMetrics> metrics;
   std::unique_ptr<metrics::MetricsServer> metrics_server;
   PETNAME_RETURN_IF_ERROR(StartMetrics(f, &metrics, &metrics_server));
+  if (lead && !f.options.checkpoint_dir.empty()) {
+    Status usable = checkpoint::CheckWritable(f.options.checkpoint_dir);
+    if (!usable.ok()) {
+      *exit_code = kExitCheckpointDirUnusable;
+      return Status::IoError("checkpoint directory unusable: " + usable.message(),
+                             usable.os_error());
+    }
+  }
   train::Reporter reporter({::isatty(STDERR_FILENO) == 1, !lead});
   data::NameList names;
   PETNAME_RETURN_IF_ERROR(data::LoadNames({f.data, f.column, f.max_names}, &names));
@@ -234,13 +245,14 @@ Status RunReport(const ReportFlags& r) {
   return Status::Ok();
 }
 
-int Fail(const Status& st) {
+// Prints `st` as the one error line; returns `exit_code` when set, else st's exit code.
+int Fail(const Status& st, int exit_code) {
   std::string line = st.message();
   for (char& c : line) {
     if (c == '\n' || c == '\r') c = ' ';
   }
   std::fprintf(stderr, "petname: error: %s\n", line.c_str());
-  return st.ExitCode();
+  return exit_code != 0 ? exit_code : st.ExitCode();
 }
 
 }  // namespace
@@ -354,14 +366,14 @@ int Main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return Fail(Status::InvalidArgument(std::string(e.what()) + " (see petname --help)"));
+    return Fail(Status::InvalidArgument(std::string(e.what()) + " (see petname --help)"), 0);
   }
   t.threads_given = train->count("--threads") > 0;
   int exit_code = 0;
   Status st = train->parsed() ? RunTrain(t, argc, argv, &exit_code)
               : rep->parsed() ? RunReport(r)
                               : RunGenerate(g);
-  return st.ok() ? exit_code : Fail(st);
+  return st.ok() ? exit_code : Fail(st, exit_code);
 }
 
 }  // namespace petname::cli

@@ -10,6 +10,7 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -143,6 +144,7 @@ std::string FirstLine(const std::exception& e) {
 }  // namespace
 
 struct Communicator::Group {
+  std::chrono::milliseconds collective_timeout{0};
   c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<GroupBase> group;
   std::vector<c10::intrusive_ptr<c10d::Work>> pending;
@@ -187,6 +189,7 @@ Status Communicator::Connect(const RankConfig& rank, const CommOptions& options,
   }
   PETNAME_RETURN_IF_ERROR(CheckBackendBuilt(options.backend));
   auto group = std::make_unique<Group>();
+  group->collective_timeout = options.collective_timeout;
   if (rank.world_size == 1) {
     group->store = c10::make_intrusive<c10d::HashStore>();
   } else {
@@ -238,6 +241,15 @@ Status Communicator::StartAllreduceSum(const torch::Tensor& tensor) {
   return Status::Ok();
 }
 
+Status Communicator::CollectiveFailed(const char* what, const std::exception& e) const {
+  const double seconds = std::chrono::duration<double>(group_->collective_timeout).count();
+  char timeout[32];
+  std::snprintf(timeout, sizeof(timeout), "%g", seconds);
+  return Status::Unavailable("rank " + std::to_string(rank_) + ": collective failed (" + what +
+                             "): a peer died, or did not answer within the collective timeout " +
+                             "(--collective-timeout " + timeout + " s): " + FirstLine(e));
+}
+
 Status Communicator::WaitAll() {
   if (!group_) return Status::Ok();
   std::vector<c10::intrusive_ptr<c10d::Work>> pending;
@@ -245,8 +257,7 @@ Status Communicator::WaitAll() {
   try {
     for (auto& work : pending) work->wait();
   } catch (const std::exception& e) {
-    return Status::Unavailable("rank " + std::to_string(rank_) +
-                               ": collective failed (peer gone or timed out): " + FirstLine(e));
+    return CollectiveFailed("all-reduce", e);
   }
   return Status::Ok();
 }
@@ -265,8 +276,7 @@ Status Communicator::BroadcastFromRank0(const std::vector<torch::Tensor>& tensor
   try {
     group_->group->broadcast(flat)->wait();
   } catch (const std::exception& e) {
-    return Status::Unavailable("rank " + std::to_string(rank_) +
-                               ": broadcast failed (peer gone or timed out): " + FirstLine(e));
+    return CollectiveFailed("broadcast", e);
   }
   int64_t offset = 0;
   for (const auto& t : tensors) {

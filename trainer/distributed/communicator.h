@@ -12,7 +12,8 @@
 //    collectives as many.
 //  - A backend this build lacks is refused with kInvalidArgument (CheckBackendBuilt).
 //  - Collectives must be called in the same order on every rank. A collective whose peer
-//    died or stalls fails within collective_timeout (kUnavailable) instead of hanging.
+//    died or stalls fails within collective_timeout (kUnavailable, naming the timeout and the
+//    flag --collective-timeout) instead of hanging.
 //  - Tensors passed in must be dense and contiguous, on the group's device.
 #pragma once
 
@@ -70,6 +71,8 @@ class Communicator {
  private:
   struct Group;
   Communicator(int rank, int world_size, std::unique_ptr<Group> group);
+  // The kUnavailable of a collective `what` that threw `e`, naming the collective timeout.
+  Status CollectiveFailed(const char* what, const std::exception& e) const;
 
   int rank_;
   int world_size_;

@@ -143,6 +143,17 @@ void TrainingMetrics::OnCheckpoint(double write_seconds, double timestamp_second
   checkpoint_timestamp_->Set(timestamp_seconds);
 }
 
+void TrainingMetrics::OnCheckpointFailure(const std::string& reason) {
+  if (checkpoint_failures_ == nullptr) {
+    checkpoint_failures_ = &prometheus::BuildCounter()
+                                .Name(kCheckpointFailuresTotal)
+                                .Help("Checkpoint writes that failed, by reason.")
+                                .Labels(labels_)
+                                .Register(*registry_);
+  }
+  checkpoint_failures_->Add({{"reason", reason}}).Increment();
+}
+
 void TrainingMetrics::SetGpuMemory(double allocated_bytes, double reserved_bytes) {
   if (gpu_allocated_ == nullptr) {
     gpu_allocated_ =

@@ -80,6 +80,9 @@ class TrainingMetrics {
   // time). Also used at start-up with the resumed checkpoint's timestamp and write_seconds 0.
   void OnCheckpoint(double write_seconds, double timestamp_seconds);
 
+  // A checkpoint write failed; `reason` is its label (checkpoint/write_failure.h).
+  void OnCheckpointFailure(const std::string& reason);
+
   // CUDA caching-allocator memory of this rank's device, in bytes.
   void SetGpuMemory(double allocated_bytes, double reserved_bytes);
 
@@ -113,6 +116,7 @@ class TrainingMetrics {
   prometheus::Gauge* validation_accuracy_ = nullptr;
   prometheus::Gauge* checkpoint_write_ = nullptr;
   prometheus::Gauge* checkpoint_timestamp_ = nullptr;
+  prometheus::Family<prometheus::Counter>* checkpoint_failures_ = nullptr;
   prometheus::Gauge* gpu_allocated_ = nullptr;
   prometheus::Gauge* gpu_reserved_ = nullptr;
 };

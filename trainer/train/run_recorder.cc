@@ -91,6 +91,10 @@ void RunRecorder::Checkpoint(double seconds) {
   if (metrics_ != nullptr) metrics_->OnCheckpoint(seconds, UnixNow());
 }
 
+void RunRecorder::CheckpointFailed(const std::string& reason) {
+  if (metrics_ != nullptr) metrics_->OnCheckpointFailure(reason);
+}
+
 Status RunRecorder::Epoch(int64_t epoch, double train_loss, double val_loss, double val_accuracy,
                           int64_t samples, double epoch_seconds) {
   const double elapsed = carried_seconds_ + SecondsSince(start_);

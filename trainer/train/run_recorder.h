@@ -42,6 +42,9 @@ class RunRecorder {
   // A checkpoint write that took `seconds` just completed.
   void Checkpoint(double seconds);
 
+  // A checkpoint write failed for `reason` (checkpoint/write_failure.h).
+  void CheckpointFailed(const std::string& reason);
+
   // An epoch ended: its mean training loss, validation results (NaN when there is no
   // validation set), samples (all ranks) and wall time. Appends the metrics.jsonl line.
   Status Epoch(int64_t epoch, double train_loss, double val_loss, double val_accuracy,

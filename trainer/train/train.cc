@@ -9,6 +9,7 @@
 #include "common/sha256.h"
 #include "trainer/checkpoint/checkpoint.h"
 #include "trainer/checkpoint/store.h"
+#include "trainer/checkpoint/write_failure.h"
 #include "trainer/data/sampler.h"
 #include "trainer/data/vocabulary.h"
 #include "trainer/distributed/sampler.h"
@@ -124,6 +125,28 @@ Status Resume(const TrainOptions& o, const checkpoint::Manifest& want, model::Ch
   return Status::Ok();
 }
 
+// Writes a checkpoint of `manifest` (lead rank). A failed write does not stop training: the
+// previous checkpoint stays the newest, the failure is counted and, unless `last` (the caller
+// then fails the run with the returned Status), reported as one warning line.
+Status Checkpoint(const data::Dataset& data, const TrainOptions& o,
+                  const checkpoint::Manifest& manifest, model::CharLstm& model,
+                  torch::optim::Optimizer& optimizer, TrainStep* step, bool last,
+                  RunRecorder* recorder, Reporter* reporter) {
+  const Clock::time_point start = Clock::now();
+  step->SyncOptimizer();
+  Status st = checkpoint::SaveCheckpoint(o.checkpoint_dir, manifest, o.keep, model, optimizer,
+                                         data.training_names);
+  if (st.ok()) {
+    recorder->Checkpoint(SecondsSince(start));
+    return st;
+  }
+  recorder->CheckpointFailed(checkpoint::WriteFailureReason(st));
+  const std::string what = checkpoint::DescribeWriteFailure(manifest.epoch, o.checkpoint_dir, st);
+  if (last) return Status::IoError("training finished, but " + what, st.os_error());
+  reporter->Warning(what);
+  return st;
+}
+
 // The training device, or why it cannot be used.
 Status ChooseDevice(const TrainOptions& o, torch::Device* out) {
   if (o.device != "cuda") {
@@ -182,10 +205,6 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     manifest.metrics = have.metrics;
   }
   PETNAME_RETURN_IF_ERROR(comm->BroadcastFromRank0(model->parameters()));
-  if (lead && !o.checkpoint_dir.empty()) {
-    checkpoint::CheckpointWriter probe;  // fail now, not after an epoch, if DIR is unwritable
-    PETNAME_RETURN_IF_ERROR(checkpoint::CheckpointWriter::Begin(o.checkpoint_dir, 0, &probe));
-  }
   PETNAME_RETURN_IF_ERROR(recorder.Start(manifest.epoch, o.rank.world_size,
                                          o.comm.backend == dist::Backend::kNccl ? "nccl" : "gloo",
                                          /*write_log=*/lead));
@@ -227,6 +246,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
                   o.batch_size);
   double train_seconds = 0;
   int64_t trained_samples = 0;
+  Status last_save;  // of the last epoch's checkpoint
 
   for (int64_t epoch = manifest.epoch + 1; epoch <= o.epochs; ++epoch) {
     const int64_t start_at = manifest.epoch_examples;  // non-zero only in a resumed epoch
@@ -256,9 +276,8 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
       if (r.stop) {
         reporter->Note("stopping on SIGTERM after step " + std::to_string(manifest.step));
         if (lead && !o.checkpoint_dir.empty()) {
-          step->SyncOptimizer();
-          PETNAME_RETURN_IF_ERROR(checkpoint::SaveCheckpoint(
-              o.checkpoint_dir, manifest, o.keep, model, optimizer, data.training_names));
+          Checkpoint(data, o, manifest, model, optimizer, step.get(), /*last=*/false, &recorder,
+                     reporter);  // on failure the previous checkpoint is where a restart resumes
         }
         result->preempted = true;
         result->steps = manifest.step;
@@ -287,15 +306,16 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
 
     if (lead && !o.checkpoint_dir.empty() &&
         (epoch % o.checkpoint_every == 0 || epoch == o.epochs)) {
-      const Clock::time_point save_start = Clock::now();
-      step->SyncOptimizer();
-      PETNAME_RETURN_IF_ERROR(checkpoint::SaveCheckpoint(o.checkpoint_dir, manifest, o.keep, model,
-                                                         optimizer, data.training_names));
-      recorder.Checkpoint(SecondsSince(save_start));
+      const bool last = epoch == o.epochs;
+      Status saved =
+          Checkpoint(data, o, manifest, model, optimizer, step.get(), last, &recorder, reporter);
+      if (last) last_save = saved;  // fails the run once the epoch is reported
     }
-    PETNAME_RETURN_IF_ERROR(recorder.Epoch(epoch, manifest.metrics.train_loss,
-                                           manifest.metrics.val_loss, manifest.metrics.val_accuracy,
-                                           shard * world, epoch_seconds));
+    Status logged = recorder.Epoch(epoch, manifest.metrics.train_loss, manifest.metrics.val_loss,
+                                   manifest.metrics.val_accuracy, shard * world, epoch_seconds);
+    if (!logged.ok()) {
+      reporter->Warning("epoch " + std::to_string(epoch) + " not logged: " + logged.message());
+    }
     reporter->Epoch({epoch, o.epochs, manifest.metrics.train_loss, manifest.metrics.val_loss,
                      manifest.metrics.val_accuracy, shard * world / epoch_seconds,
                      SecondsSince(start)});
@@ -303,6 +323,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     result->val_loss_trace.push_back(manifest.metrics.val_loss);
   }
 
+  PETNAME_RETURN_IF_ERROR(last_save);
   const std::string summary = step->Summary();
   if (!summary.empty()) reporter->Note(summary);
   result->epochs = manifest.epoch;

@@ -21,7 +21,8 @@ const Json kStatus = Json::parse(R"({
   "observedGeneration": 3,
   "progress": {"epoch": 2, "epochs": 5, "trainLoss": 2.25, "validationLoss": 2.5,
                "validationAccuracy": 0.4, "samplesPerSecond": 5000,
-               "lastCheckpointTime": "2026-11-23T10:04:00Z", "updateTime": "2026-11-23T10:04:30Z"}
+               "lastCheckpointTime": "2026-11-23T10:04:00Z", "checkpointFailures": 2,
+               "updateTime": "2026-11-23T10:04:30Z"}
 })");
 
 TEST(JobStatusTypesTest, ReadsEveryFieldOfTheCrdSchema) {
@@ -40,6 +41,7 @@ TEST(JobStatusTypesTest, ReadsEveryFieldOfTheCrdSchema) {
   ASSERT_TRUE(s.progress);
   EXPECT_EQ(s.progress->epoch, 2);
   EXPECT_EQ(s.progress->samples_per_second, std::optional<double>(5000));
+  EXPECT_EQ(s.progress->checkpoint_failures, std::optional<int64_t>(2));
 }
 
 TEST(JobStatusTypesTest, WritesWhatItReads) {

@@ -75,6 +75,7 @@ TEST(DesiredTest, OneHeadlessServiceAndOnePodPerRank) {
     EXPECT_EQ(Ports(pod), (std::vector<std::string>{"metrics=9400", "rendezvous=29500"}));
     EXPECT_EQ(EnvValue(pod, "PETNAME_JOB_NAME"), "rex");
     EXPECT_EQ(EnvValue(pod, "PETNAME_NAMESPACE"), "ml");
+    EXPECT_EQ(pod["spec"]["containers"][0]["terminationMessagePolicy"], "FallbackToLogsOnError");
   }
   EXPECT_TRUE(kube::IsControlledBy(svc, "job-uid"));
 }

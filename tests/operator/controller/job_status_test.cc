@@ -175,24 +175,50 @@ TEST_P(PolicyTest, RestartsOrFails) {
     EXPECT_TRUE(HasEvent(p, "Restarting"));
   } else {
     EXPECT_EQ(p.status.phase, api::JobPhase::kFailed);
-    EXPECT_EQ(CondReason(p.status, "Failed"), "RankFailed");
+    EXPECT_EQ(CondReason(p.status, "Failed"),
+              row.exit_code == 73 ? "CheckpointDirUnusable" : "RankFailed");
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Rows, PolicyTest,
-                         ::testing::Values(PolicyRow{"OnFailure", 1, "", false, true},
-                                           PolicyRow{"OnFailure", 137, "", false, true},
-                                           PolicyRow{"Never", 137, "", false, false},
-                                           PolicyRow{"Never", -1, "Evicted", false, false},
-                                           PolicyRow{"ExitCode", 1, "", false, false},
-                                           PolicyRow{"ExitCode", 127, "", false, false},
-                                           PolicyRow{"ExitCode", 128, "", false, true},
-                                           PolicyRow{"ExitCode", 137, "", false, true},
-                                           PolicyRow{"ExitCode", 143, "", false, true},
-                                           PolicyRow{"ExitCode", -1, "Evicted", false, true},
-                                           PolicyRow{"ExitCode", -1, "NodeLost", false, true},
-                                           PolicyRow{"ExitCode", 1, "", true, true},
-                                           PolicyRow{"ExitCode", -1, "", false, true}));
+INSTANTIATE_TEST_SUITE_P(
+    Rows, PolicyTest,
+    ::testing::Values(
+        PolicyRow{"OnFailure", 1, "", false, true}, PolicyRow{"OnFailure", 137, "", false, true},
+        PolicyRow{"Never", 137, "", false, false}, PolicyRow{"Never", -1, "Evicted", false, false},
+        PolicyRow{"ExitCode", 1, "", false, false}, PolicyRow{"ExitCode", 127, "", false, false},
+        PolicyRow{"ExitCode", 128, "", false, true}, PolicyRow{"ExitCode", 137, "", false, true},
+        PolicyRow{"ExitCode", 143, "", false, true},
+        PolicyRow{"ExitCode", -1, "Evicted", false, true},
+        PolicyRow{"ExitCode", -1, "NodeLost", false, true},
+        PolicyRow{"ExitCode", 1, "", true, true}, PolicyRow{"ExitCode", -1, "", false, true},
+        // 73: the checkpoint directory is unusable.
+        PolicyRow{"OnFailure", 73, "", false, false}, PolicyRow{"ExitCode", 73, "", false, false},
+        PolicyRow{"Never", 73, "", false, false}, PolicyRow{"OnFailure", 73, "", true, true}));
+
+TEST(JobStatusTest, UnusableCheckpointDirFailsAtOnceWithTheTrainersMessage) {
+  api::Job job = TestJob(2, R"({"spec": {"runPolicy": {"restartPolicy": "OnFailure"}}})");
+  std::vector<Json> pods = Pods({"Running", "Running"});
+  Terminate(&pods, 0, 73, "Error");
+  // The log tail of a pod of two processes: the rank's error line, then the launcher's.
+  pods[0]["status"]["containerStatuses"][0]["state"]["terminated"]["message"] =
+      "launcher: ranks 0..1 of 4, 1 intra-op thread each\n"
+      "[rank 0] petname: error: checkpoint directory unusable: cannot create a staging directory "
+      "in /checkpoints: Read-only file system\n"
+      "launcher: rank 0 exited with code 73; stopping the others\n";
+  Plan p = Step(&job, pods, kT0);
+  EXPECT_EQ(p.status.phase, api::JobPhase::kFailed);
+  EXPECT_EQ(p.status.restarts, 0);
+  EXPECT_EQ(CondReason(p.status, "Failed"), "CheckpointDirUnusable");
+  const std::string message = CondMessage(p.status, "Failed");
+  EXPECT_EQ(message.rfind("rank 0 (pod rex-rank-0) failed: exit code 73 (Error)", 0), 0u)
+      << message;
+  EXPECT_NE(message.find(": [rank 0] petname: error: checkpoint directory unusable: cannot create "
+                         "a staging directory in /checkpoints: Read-only file system"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("launcher:"), std::string::npos) << message;
+  EXPECT_NE(message.find("not retried"), std::string::npos) << message;
+}
 
 TEST(JobStatusTest, GangRestartWaitsForOldPodsAndBackoff) {
   api::Job job = TestJob(2, R"({"spec": {"runPolicy": {"restartBackoffSeconds": 10}}})");

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Failure policy: each restart policy x exit code / reason row, the gang restart (all pods
-# deleted, recreated with the next restart-generation label and --resume, status.restarts,
+# Failure policy: each restart policy x exit code / reason row (exit 73, an unusable checkpoint
+# directory, fails under OnFailure too), the gang restart (all pods deleted, recreated with the
+# next restart-generation label and --resume, status.restarts,
 # condition Restarting naming rank and exit code, Event), the restart backoff, and
 # backoffLimit -> Failed/BackoffLimitExceeded with the last failure's message; the backoff
 # survives an operator restart.
@@ -17,6 +18,7 @@ rows=(
   "ec-oom         ExitCode   exit:137:OOMKilled               restart"
   "ec-sigterm     ExitCode   exit:143:Error                   restart"
   "ec-evicted     ExitCode   evict                            restart"
+  "onf-exit73     OnFailure  exit:73:Error                    fail"
 )
 for row in "${rows[@]}"; do
   read -r name policy _ _ <<<"$row"
@@ -41,10 +43,12 @@ for row in "${rows[@]}"; do
   read -r name policy how want <<<"$row"
   if [[ $want == fail ]]; then
     wait_until "$name Failed" 20 phase_is "$name" Failed
-    cond_reason_is "$name" Failed RankFailed || fail "$name: Failed reason $(cond "$name" Failed reason)"
+    reason=RankFailed
+    [[ $how == exit:73:* ]] && reason=CheckpointDirUnusable # permanent under every policy
+    cond_reason_is "$name" Failed "$reason" || fail "$name: Failed reason $(cond "$name" Failed reason)"
     [[ $(cond "$name" Failed message) == *"rank 1"* ]] || fail "$name: message must name rank 1"
     [[ $(job_field "$name" '{.status.restarts}') == 0 ]] || fail "$name: must not restart"
-    wait_until "$name event" 20 has_event "$name" RankFailed
+    wait_until "$name event" 20 has_event "$name" "$reason"
   else
     wait_until "$name restarted" 20 restarts_is "$name" 1
     msg=$(cond "$name" Restarting message)

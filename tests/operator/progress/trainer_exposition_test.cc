@@ -43,6 +43,14 @@ TEST(TrainerExpositionTest, SampleFromTheTrainersOwnMetrics) {
   EXPECT_DOUBLE_EQ(after.validation_loss, 2.0);
   EXPECT_DOUBLE_EQ(after.validation_accuracy, 0.45);
   EXPECT_DOUBLE_EQ(after.checkpoint_unix, 1795000000);
+  EXPECT_EQ(after.checkpoint_failures, 0);
+
+  m.OnCheckpointFailure("no_space");
+  m.OnCheckpointFailure("no_space");
+  m.OnCheckpointFailure("io_error");
+  Sample failing = SampleFromExposition(Exposition(m));
+  EXPECT_DOUBLE_EQ(failing.checkpoint_failures, 3);  // every reason counts
+  EXPECT_EQ(ProgressFromSample(failing, &after, 1).checkpoint_failures, std::optional<int64_t>(3));
 }
 
 }  // namespace

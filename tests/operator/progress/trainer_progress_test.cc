@@ -70,6 +70,22 @@ TEST(TrainerProgressTest, BeforeTheFirstEpoch) {
   EXPECT_FALSE(j.contains("lastCheckpointTime"));
 }
 
+TEST(TrainerProgressTest, CheckpointFailuresAddUpOverReasons) {
+  EXPECT_EQ(SumOfSeries("a{r=\"x\"} 2\nab 7\na{r=\"y\"} 1\n# a 9\n", "a"), 3);
+  Sample ok = SampleFromExposition(kAfterEpoch2);
+  EXPECT_FALSE(ProgressFromSample(ok, nullptr, 0).checkpoint_failures);
+  EXPECT_FALSE(
+      api::ProgressToJson(ProgressFromSample(ok, nullptr, 0)).contains("checkpointFailures"));
+  const std::string failing = std::string(kAfterEpoch2) +
+                              "petname_checkpoint_failures_total{job=\"j\",namespace=\"ns\",rank="
+                              "\"0\",reason=\"no_space\"} 2\n"
+                              "petname_checkpoint_failures_total{job=\"j\",namespace=\"ns\",rank="
+                              "\"0\",reason=\"read_only\"} 1\n";
+  api::Progress p = ProgressFromSample(SampleFromExposition(failing), nullptr, 0);
+  EXPECT_EQ(p.checkpoint_failures, std::optional<int64_t>(3));
+  EXPECT_EQ(api::ProgressToJson(p)["checkpointFailures"], 3);
+}
+
 TEST(TrainerProgressTest, NotATrainerExposition) {
   EXPECT_FALSE(SampleFromExposition("process_open_fds 7\n").valid);
   EXPECT_FALSE(SampleFromExposition("").valid);

@@ -1,6 +1,6 @@
 // `petname train` as real data-parallel ranks: the local launcher, rank-0-only output,
 // preemption (SIGTERM -> checkpoint -> 143 -> resume to the same parameters), resuming on
-// another world size, a killed rank, and bad rank environments.
+// another world size, a killed rank, a stopped rank, and bad rank environments.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -159,6 +159,44 @@ TEST_F(TrainDistTest, KilledRankMakesTheLauncherReturnNonZero) {
   const int code = run.Wait();  // killed (-1) if the launcher hangs
   EXPECT_EQ(code, 137) << run.Output();
   EXPECT_NE(run.Output().find("exited with code 137; stopping the others"), std::string::npos)
+      << run.Output();
+}
+
+// The launcher's child that runs global rank `rank` (its RANK variable), or 0.
+pid_t RankPid(pid_t launcher, int rank) {
+  std::ifstream children("/proc/" + std::to_string(launcher) + "/task/" + std::to_string(launcher) +
+                         "/children");
+  const std::string want = "RANK=" + std::to_string(rank);
+  for (pid_t child = 0; children >> child;) {
+    std::ifstream environ("/proc/" + std::to_string(child) + "/environ");
+    for (std::string var; std::getline(environ, var, '\0');) {
+      if (var == want) return child;
+    }
+  }
+  return 0;
+}
+
+// A rank that stops answering (SIGSTOP, as a hung host or a stuck device would) must not hang
+// the job: rank 0's next collective fails after --collective-timeout, naming it, and the
+// launcher stops the others and exits non-zero.
+TEST_F(TrainDistTest, StoppedRankFailsTheRunAfterTheCollectiveTimeout) {
+  SKIP_WITHOUT_GLOO();
+  Subprocess run(Args(2, 50, {"--collective-timeout", "5"}), {});
+  ASSERT_TRUE(WaitForOutput(run, "[rank 0] epoch 1/50")) << run.Output();
+  const pid_t stuck = RankPid(run.pid(), 1);
+  ASSERT_NE(stuck, 0) << run.Output();
+  kill(stuck, SIGSTOP);
+  const int code = run.Wait();  // killed (-1) if the run hangs
+  if (code == -1) kill(stuck, SIGKILL);
+  EXPECT_EQ(code, 1) << run.Output();
+  EXPECT_NE(run.Output().find("[rank 0] petname: error: rank 0: collective failed"),
+            std::string::npos)
+      << run.Output();
+  EXPECT_NE(run.Output().find("within the collective timeout (--collective-timeout 5 s)"),
+            std::string::npos)
+      << run.Output();
+  EXPECT_NE(run.Output().find("launcher: rank 0 exited with code 1; stopping the others"),
+            std::string::npos)
       << run.Output();
 }
 

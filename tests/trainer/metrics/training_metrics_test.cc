@@ -85,6 +85,20 @@ TEST(TrainingMetricsTest, EventSeriesAppearWithTheirFirstEvent) {
       Contains(Exposition(metrics), std::string("petname_validation_loss{") + kLabels + "} 1.7"));
 }
 
+TEST(TrainingMetricsTest, CheckpointFailuresAreCountedByReason) {
+  TrainingMetrics metrics({"pets", "ml", 1});
+  EXPECT_FALSE(Contains(Exposition(metrics), "petname_checkpoint_failures_total{"));
+  metrics.OnCheckpointFailure("no_space");
+  metrics.OnCheckpointFailure("no_space");
+  metrics.OnCheckpointFailure("read_only");
+  const std::string text = Exposition(metrics);
+  EXPECT_TRUE(Contains(text, "# TYPE petname_checkpoint_failures_total counter"));
+  EXPECT_TRUE(Contains(text, "petname_checkpoint_failures_total{" + std::string(kLabels) +
+                                 ",reason=\"no_space\"} 2"));
+  EXPECT_TRUE(Contains(text, "petname_checkpoint_failures_total{" + std::string(kLabels) +
+                                 ",reason=\"read_only\"} 1"));
+}
+
 TEST(TrainingMetricsTest, NonFiniteLossIsExported) {
   TrainingMetrics metrics({"pets", "ml", 0});
   metrics.OnStep(std::numeric_limits<double>::quiet_NaN(), 1, 0.1, 0);
