@@ -9,6 +9,7 @@
 
 #include "operator/controller/desired.h"
 #include "operator/controller/gang.h"
+#include "operator/controller/progress_events.h"
 #include "operator/kube/object.h"
 #include "operator/kube/time.h"
 #include "operator/logging/logging.h"
@@ -69,6 +70,7 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   }
   Plan plan = ComputeStatus(job, owned, group, kube::NowUnix());
   if (hooks_.progress != nullptr) hooks_.progress->Apply(key, job.status, &plan.status);
+  for (JobEvent& e : ProgressEvents(job.status, plan.status)) plan.events.push_back(std::move(e));
   if (plan.delete_job) return DeleteJob(job);
   if (plan.status != job.status) {
     PETNAME_RETURN_IF_ERROR(WriteStatus(job, plan.status));
