@@ -31,6 +31,12 @@ inline constexpr char kTrainElapsedSeconds[] = "petname_train_elapsed_seconds";
 inline constexpr char kValidationLoss[] = "petname_validation_loss";
 inline constexpr char kValidationAccuracy[] = "petname_validation_accuracy";
 
+// The run's goal (`petname train --goal METRIC=VALUE`): set at the end of the first epoch whose
+// validation metric meets it; absent before. Training seconds as kTrainElapsedSeconds counts
+// them (across resumes); the timestamp is Unix time. A sweep's time to goal comes from these.
+inline constexpr char kGoalReachedTrainingSeconds[] = "petname_goal_reached_training_seconds";
+inline constexpr char kGoalReachedTimestampSeconds[] = "petname_goal_reached_timestamp_seconds";
+
 // Checkpoints and GPU memory.
 inline constexpr char kCheckpointWriteSeconds[] = "petname_checkpoint_write_seconds";
 inline constexpr char kCheckpointLastSuccessTimestampSeconds[] =
