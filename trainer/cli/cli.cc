@@ -47,6 +47,7 @@ struct TrainFlags {
   std::string metrics_address = "0.0.0.0";
   Status metrics_env;  // whether $PETNAME_METRICS_PORT parsed
   bool threads_given = false;
+  std::string goal;  // --goal METRIC=VALUE
   DistFlags dist;
   train::TrainOptions options;
 };
@@ -140,6 +141,8 @@ Status CheckTrainFlags(TrainFlags* f) {
   }
   if (o.warmup_steps < 0) return Status::InvalidArgument("--warmup-steps must not be negative");
   if (f->dist.nproc < 0) return Status::InvalidArgument("--nproc must not be negative");
+  if (!f->goal.empty()) PETNAME_RETURN_IF_ERROR(train::ParseGoal(f->goal, &f->options.goal));
+  if (o.goal.stop && !o.goal.set) return Status::InvalidArgument("--stop-at-goal needs --goal");
   return Status::Ok();
 }
 
@@ -167,7 +170,13 @@ Status WriteSummary(const std::string& path, const train::TrainResult& r) {
                       {"peak_rss_bytes", static_cast<int64_t>(usage.ru_maxrss) * 1024},
                       {"train_loss_trace", r.train_loss_trace},
                       {"val_loss_trace", r.val_loss_trace},
-                      {"parameters_sha256", r.parameters_sha256}};
+                      {"parameters_sha256", r.parameters_sha256},
+                      {"goal_reached_epoch", nullptr},
+                      {"time_to_goal_seconds", nullptr}};
+  if (r.goal_reached_epoch > 0) {
+    j["goal_reached_epoch"] = r.goal_reached_epoch;
+    j["time_to_goal_seconds"] = r.time_to_goal_seconds;
+  }
   return WriteFileAtomically(path, j.dump(2) + "\n");
 }
 
@@ -329,6 +338,10 @@ int Main(int argc, char** argv) {
   train->add_flag("--force-resume", t.options.force_resume,
                   "Resume even if the data fingerprint differs");
   train->add_option("--summary-json", t.summary_json, "Write a JSON summary of the run here");
+  train->add_option("--goal", t.goal,
+                    "validationLoss=V (reached when <= V) or validationAccuracy=V (>= V)");
+  train->add_flag("--stop-at-goal", t.options.goal.stop,
+                  "End after the first epoch that meets --goal (its checkpoint saved)");
   t.metrics_address = Env("PETNAME_METRICS_ADDRESS", t.metrics_address);
   t.metrics_env = EnvInt("PETNAME_METRICS_PORT", 0, &t.metrics_port);
   train->add_option("--metrics-port", t.metrics_port,

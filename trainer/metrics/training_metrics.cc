@@ -122,6 +122,18 @@ void TrainingMetrics::OnEpoch(int epochs_completed, double epoch_loss, double ep
   elapsed_->Set(elapsed_seconds);
 }
 
+void TrainingMetrics::OnGoalReached(double training_seconds, double timestamp_seconds) {
+  if (goal_training_seconds_ == nullptr) {
+    goal_training_seconds_ = &AddGauge(
+        kGoalReachedTrainingSeconds,
+        "Training seconds (across resumes) at the end of the first epoch that met --goal.");
+    goal_timestamp_ = &AddGauge(kGoalReachedTimestampSeconds,
+                                "Unix time of the end of the first epoch that met --goal.");
+  }
+  goal_training_seconds_->Set(training_seconds);
+  goal_timestamp_->Set(timestamp_seconds);
+}
+
 void TrainingMetrics::OnValidation(double loss, double accuracy) {
   if (validation_loss_ == nullptr) {
     validation_loss_ = &AddGauge(kValidationLoss, "Loss on the held-out names.");

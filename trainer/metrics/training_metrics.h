@@ -76,6 +76,10 @@ class TrainingMetrics {
   // A validation pass finished.
   void OnValidation(double loss, double accuracy);
 
+  // The run's goal was reached (first time, or recalled on resume) after `training_seconds`
+  // of the job's training time (across resumes), at `timestamp_seconds` (Unix time).
+  void OnGoalReached(double training_seconds, double timestamp_seconds);
+
   // A checkpoint was written in `write_seconds` and completed at `timestamp_seconds` (Unix
   // time). Also used at start-up with the resumed checkpoint's timestamp and write_seconds 0.
   void OnCheckpoint(double write_seconds, double timestamp_seconds);
@@ -117,6 +121,8 @@ class TrainingMetrics {
   prometheus::Gauge* checkpoint_write_ = nullptr;
   prometheus::Gauge* checkpoint_timestamp_ = nullptr;
   prometheus::Family<prometheus::Counter>* checkpoint_failures_ = nullptr;
+  prometheus::Gauge* goal_training_seconds_ = nullptr;
+  prometheus::Gauge* goal_timestamp_ = nullptr;
   prometheus::Gauge* gpu_allocated_ = nullptr;
   prometheus::Gauge* gpu_reserved_ = nullptr;
 };

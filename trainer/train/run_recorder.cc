@@ -11,6 +11,7 @@
 
 #include "trainer/metrics/metrics_log.h"
 #include "trainer/model/model.h"
+#include "trainer/train/goal.h"
 #include "trainer/train/train.h"
 
 namespace petname::train {
@@ -57,6 +58,7 @@ Status RunRecorder::Start(int64_t resumed_epoch, int world_size, const std::stri
         metrics::CarryOverOnResume(LogPath(options_), static_cast<int>(resumed_epoch), &carried));
     carried_seconds_ = carried.elapsed_seconds;
     restarts_ = carried.restarts;
+    PETNAME_RETURN_IF_ERROR(RecallGoal(static_cast<int>(resumed_epoch)));
   }
   if (metrics_ != nullptr) {
     metrics_->SetInfo(
@@ -65,6 +67,21 @@ Status RunRecorder::Start(int64_t resumed_epoch, int world_size, const std::stri
          options_.checkpoint_dir.empty() ? 0 : static_cast<int>(options_.checkpoint_every),
          options_.threads});
   }
+  return Status::Ok();
+}
+
+Status RunRecorder::RecallGoal(int resumed_epoch) {
+  if (!options_.goal.set) return Status::Ok();
+  std::vector<metrics::EpochRecord> records;
+  Status read = metrics::ReadMetricsLog(LogPath(options_), &records);
+  if (read.code() == Status::Code::kNotFound) return Status::Ok();
+  PETNAME_RETURN_IF_ERROR(read);
+  const metrics::EpochRecord* reached =
+      FirstRecordMeetingGoal(options_.goal, records, resumed_epoch);
+  if (reached == nullptr) return Status::Ok();
+  goal_epoch_ = reached->epoch;
+  goal_seconds_ = reached->elapsed_seconds;
+  if (metrics_ != nullptr) metrics_->OnGoalReached(goal_seconds_, reached->timestamp);
   return Status::Ok();
 }
 
@@ -98,6 +115,12 @@ void RunRecorder::CheckpointFailed(const std::string& reason) {
 Status RunRecorder::Epoch(int64_t epoch, double train_loss, double val_loss, double val_accuracy,
                           int64_t samples, double epoch_seconds) {
   const double elapsed = carried_seconds_ + SecondsSince(start_);
+  const double now = UnixNow();
+  if (goal_epoch_ == 0 && GoalMet(options_.goal, val_loss, val_accuracy)) {
+    goal_epoch_ = epoch;
+    goal_seconds_ = elapsed;
+    if (metrics_ != nullptr) metrics_->OnGoalReached(elapsed, now);
+  }
   if (metrics_ != nullptr) {
     if (std::isfinite(val_loss)) metrics_->OnValidation(val_loss, val_accuracy);
     metrics_->OnEpoch(static_cast<int>(epoch), train_loss, epoch_seconds, elapsed);
@@ -110,7 +133,7 @@ Status RunRecorder::Epoch(int64_t epoch, double train_loss, double val_loss, dou
   record.validation_loss = val_loss;
   record.validation_accuracy = val_accuracy;
   record.elapsed_seconds = elapsed;
-  record.timestamp = UnixNow();
+  record.timestamp = now;
   record.samples = samples;
   record.samples_per_second = epoch_seconds > 0 ? samples / epoch_seconds : 0;
   record.learning_rate = learning_rate_;

@@ -46,11 +46,21 @@ class RunRecorder {
   void CheckpointFailed(const std::string& reason);
 
   // An epoch ended: its mean training loss, validation results (NaN when there is no
-  // validation set), samples (all ranks) and wall time. Appends the metrics.jsonl line.
+  // validation set), samples (all ranks) and wall time. Appends the metrics.jsonl line. The
+  // first epoch that meets the options' goal sets the goal-reached gauges.
   Status Epoch(int64_t epoch, double train_loss, double val_loss, double val_accuracy,
                int64_t samples, double epoch_seconds);
 
+  // The goal (TrainOptions::goal), once reached by this run or, after a resume, by an earlier
+  // run of the job (read from metrics.jsonl by Start): its epoch and the job's training seconds
+  // at its end. goal_epoch() is 0 while not reached.
+  int64_t goal_epoch() const { return goal_epoch_; }
+  double goal_seconds() const { return goal_seconds_; }
+
  private:
+  // Start's part for a resumed run: the goal an earlier run reached, from metrics.jsonl.
+  Status RecallGoal(int resumed_epoch);
+
   const TrainOptions& options_;
   metrics::TrainingMetrics* metrics_;
   std::chrono::steady_clock::time_point start_;
@@ -61,6 +71,8 @@ class RunRecorder {
   double last_loss_ = 0;      // the latest step loss read from the device
   std::chrono::steady_clock::time_point last_loss_read_{};
   bool write_log_ = false;
+  int64_t goal_epoch_ = 0;
+  double goal_seconds_ = 0;
 };
 
 }  // namespace petname::train

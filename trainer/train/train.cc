@@ -248,7 +248,14 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
   int64_t trained_samples = 0;
   Status last_save;  // of the last epoch's checkpoint
 
-  for (int64_t epoch = manifest.epoch + 1; epoch <= o.epochs; ++epoch) {
+  const bool reached_before = recorder.goal_epoch() > 0;
+  if (reached_before) {
+    reporter->Note("goal " + DescribeGoal(o.goal) + " was reached at epoch " +
+                   std::to_string(recorder.goal_epoch()) + " by an earlier run");
+  }
+  result->stopped_at_goal = reached_before && o.goal.stop;  // nothing left to train
+  const int64_t first_epoch = result->stopped_at_goal ? o.epochs + 1 : manifest.epoch + 1;
+  for (int64_t epoch = first_epoch; epoch <= o.epochs; ++epoch) {
     const int64_t start_at = manifest.epoch_examples;  // non-zero only in a resumed epoch
     std::vector<torch::Tensor> shards;  // every rank's, to assemble each step's global batch
     for (int q = 0; q < world; ++q) shards.push_back(ShardTensor(o, epoch, n, start_at, q));
@@ -303,10 +310,12 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     manifest.metrics.val_accuracy = positions > 0 ? sums[1].item<double>() / positions : NAN;
     manifest.metrics.train_loss = sums[3].item<double>() / std::max(1.0, sums[4].item<double>());
     manifest.epoch = epoch;
+    const bool stop_at_goal =
+        o.goal.stop && GoalMet(o.goal, manifest.metrics.val_loss, manifest.metrics.val_accuracy);
 
     if (lead && !o.checkpoint_dir.empty() &&
-        (epoch % o.checkpoint_every == 0 || epoch == o.epochs)) {
-      const bool last = epoch == o.epochs;
+        (epoch % o.checkpoint_every == 0 || epoch == o.epochs || stop_at_goal)) {
+      const bool last = epoch == o.epochs || stop_at_goal;
       Status saved =
           Checkpoint(data, o, manifest, model, optimizer, step.get(), last, &recorder, reporter);
       if (last) last_save = saved;  // fails the run once the epoch is reported
@@ -321,6 +330,16 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
                      SecondsSince(start)});
     result->train_loss_trace.push_back(manifest.metrics.train_loss);
     result->val_loss_trace.push_back(manifest.metrics.val_loss);
+    if (recorder.goal_epoch() == epoch) {
+      reporter->Note("goal " + DescribeGoal(o.goal) + " reached at epoch " + std::to_string(epoch) +
+                     " after " + std::to_string(recorder.goal_seconds()) + " s of training");
+    }
+    if (stop_at_goal) {
+      reporter->Note("stopping at the goal after epoch " + std::to_string(epoch) +
+                     " (--stop-at-goal)");
+      result->stopped_at_goal = true;
+      break;
+    }
   }
 
   PETNAME_RETURN_IF_ERROR(last_save);
@@ -334,6 +353,8 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
   result->samples_per_second = train_seconds > 0 ? trained_samples / train_seconds : 0;
   result->wall_seconds = SecondsSince(start);
   result->parameters_sha256 = ParameterChecksum(model);
+  result->goal_reached_epoch = recorder.goal_epoch();
+  result->time_to_goal_seconds = recorder.goal_seconds();
   return Status::Ok();
 }
 

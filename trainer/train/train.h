@@ -34,6 +34,7 @@
 #include "trainer/metrics/training_metrics.h"
 #include "trainer/model/model.h"
 #include "trainer/train/defaults.h"
+#include "trainer/train/goal.h"
 #include "trainer/train/lr_schedule.h"
 #include "trainer/train/reporter.h"
 
@@ -60,6 +61,9 @@ struct TrainOptions {
   dist::CommOptions comm;
   dist::GradSyncOptions grad_sync;
   bool drop_last = false;  // drop the epoch's tail instead of padding shards to equal length
+  // --goal: noted when first met; with goal.stop, training ends after that epoch's checkpoint
+  // (saved even off the checkpoint interval).
+  Goal goal;
 };
 
 struct TrainResult {
@@ -74,7 +78,10 @@ struct TrainResult {
   bool preempted = false;                // stopped on SIGTERM; exit with dist::kExitPreempted
   std::vector<double> train_loss_trace;  // one per epoch trained by this run
   std::vector<double> val_loss_trace;
-  std::string parameters_sha256;  // over the raw bytes of every parameter, in order
+  std::string parameters_sha256;    // over the raw bytes of every parameter, in order
+  int64_t goal_reached_epoch = 0;   // 0: the goal (if any) was not reached
+  double time_to_goal_seconds = 0;  // the job's training seconds at that epoch's end
+  bool stopped_at_goal = false;     // --stop-at-goal ended the run early
 };
 
 // Sets the intra-op thread count; the inter-op pool is set to one thread on first call.

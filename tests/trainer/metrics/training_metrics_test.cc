@@ -85,6 +85,17 @@ TEST(TrainingMetricsTest, EventSeriesAppearWithTheirFirstEvent) {
       Contains(Exposition(metrics), std::string("petname_validation_loss{") + kLabels + "} 1.7"));
 }
 
+TEST(TrainingMetricsTest, GoalGaugesAppearWhenTheGoalIsReached) {
+  TrainingMetrics metrics({"pets", "ml", 1});
+  EXPECT_FALSE(Contains(Exposition(metrics), "petname_goal_reached_training_seconds{"));
+  metrics.OnGoalReached(42.5, 1700000000);
+  const std::string text = Exposition(metrics);
+  EXPECT_TRUE(
+      Contains(text, std::string("petname_goal_reached_training_seconds{") + kLabels + "} 42.5"));
+  EXPECT_TRUE(Contains(
+      text, std::string("petname_goal_reached_timestamp_seconds{") + kLabels + "} 1700000000"));
+}
+
 TEST(TrainingMetricsTest, CheckpointFailuresAreCountedByReason) {
   TrainingMetrics metrics({"pets", "ml", 1});
   EXPECT_FALSE(Contains(Exposition(metrics), "petname_checkpoint_failures_total{"));
