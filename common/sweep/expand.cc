@@ -89,7 +89,7 @@ int64_t GridSize(const Parameter& p) {
   if (!p.is_range) return static_cast<int64_t>(p.values.size());
   if (p.step <= 0) return 0;
   double r = (p.max - p.min) / p.step;
-  r = std::floor(r + 1e-9 * std::max(1.0, r));
+  r = std::floor(r + 1e-9);
   return static_cast<int64_t>(std::min(r, kMaxRangeSize)) + 1;
 }
 

@@ -18,7 +18,7 @@ namespace petname::sweep {
 using Assignment = std::vector<std::pair<std::string, Value>>;
 
 // The values a grid takes for `p`: its list, or min, min+step, ... up to max (inclusive within
-// a relative 1e-9, integer parameters rounded). Random ranges have no grid values.
+// 1e-9 of a step, integer parameters rounded). Random ranges have no grid values.
 std::vector<Value> GridValues(const Parameter& p);
 // The number of GridValues(p), computed without building them (a range with a tiny step would
 // be huge); 0 for a random range without step.
