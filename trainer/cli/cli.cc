@@ -17,6 +17,7 @@
 #include "common/metrics/process_collector.h"
 #include "trainer/checkpoint/store.h"
 #include "trainer/cli/dist_flags.h"
+#include "trainer/cli/sweep_cli.h"
 #include "trainer/data/dataset.h"
 #include "trainer/data/names.h"
 #include "trainer/distributed/stop_signal.h"
@@ -24,7 +25,6 @@
 #include "trainer/launch/cpu_budget.h"
 #include "trainer/metrics/metrics_server.h"
 #include "trainer/metrics/training_metrics.h"
-#include "trainer/report/loss_report.h"
 #include "trainer/train/defaults.h"
 #include "trainer/train/train.h"
 
@@ -50,11 +50,6 @@ struct TrainFlags {
   std::string goal;  // --goal METRIC=VALUE
   DistFlags dist;
   train::TrainOptions options;
-};
-
-struct ReportFlags {
-  std::string checkpoint_dir;
-  std::string output;  // default CHECKPOINT_DIR/loss.svg
 };
 
 // The value of environment variable `name`, or `fallback` when unset or empty.
@@ -246,14 +241,6 @@ Status RunGenerate(generate::GenerateOptions o) {
   return st;
 }
 
-Status RunReport(const ReportFlags& r) {
-  const std::string output =
-      r.output.empty() ? (std::filesystem::path(r.checkpoint_dir) / "loss.svg").string() : r.output;
-  PETNAME_RETURN_IF_ERROR(report::WriteLossReport(r.checkpoint_dir, output));
-  std::printf("%s\n", output.c_str());
-  return Status::Ok();
-}
-
 // Prints `st` as the one error line; returns `exit_code` when set, else st's exit code.
 int Fail(const Status& st, int exit_code) {
   std::string line = st.message();
@@ -351,10 +338,9 @@ int Main(int argc, char** argv) {
                     "Address /metrics binds to (default $PETNAME_METRICS_ADDRESS, else 0.0.0.0)");
 
   ReportFlags r;
-  CLI::App* rep = app.add_subcommand(
-      "report", "Render a run's loss curves (metrics.jsonl in a checkpoint directory) as SVG.");
-  rep->add_option("--checkpoint", r.checkpoint_dir, "The run's --checkpoint-dir")->required();
-  rep->add_option("--output", r.output, "SVG file to write (default CHECKPOINT/loss.svg)");
+  CLI::App* rep = AddReportCommand(&app, &r);
+  sweep::SweepRunOptions sw;
+  CLI::App* sweep_cmd = AddSweepCommand(&app, &sw);
   AddDistFlags(train, &t.dist);
 
   generate::GenerateOptions g;
@@ -383,9 +369,10 @@ int Main(int argc, char** argv) {
   }
   t.threads_given = train->count("--threads") > 0;
   int exit_code = 0;
-  Status st = train->parsed() ? RunTrain(t, argc, argv, &exit_code)
-              : rep->parsed() ? RunReport(r)
-                              : RunGenerate(g);
+  Status st = train->parsed()       ? RunTrain(t, argc, argv, &exit_code)
+              : rep->parsed()       ? RunReportCommand(r)
+              : sweep_cmd->parsed() ? RunSweepCommand(sw, &exit_code)
+                                    : RunGenerate(g);
   return st.ok() ? exit_code : Fail(st, exit_code);
 }
 

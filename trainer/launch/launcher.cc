@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,9 +14,8 @@
 #include <cstring>
 #include <memory>
 
+#include "trainer/launch/child.h"
 #include "trainer/launch/line_prefixer.h"
-
-extern char** environ;
 
 namespace petname::launch {
 namespace {
@@ -74,7 +72,7 @@ int GlobalRank(const LaunchOptions& options, int local) {
 }
 
 std::vector<std::string> ChildEnv(const LaunchOptions& options, int port, int local) {
-  const std::vector<std::pair<std::string, std::string>> set = {
+  return EnvironmentWith({
       {"MASTER_ADDR", options.master_addr},
       {"MASTER_PORT", std::to_string(port)},
       {"WORLD_SIZE", std::to_string(options.nnodes * options.nproc)},
@@ -83,28 +81,7 @@ std::vector<std::string> ChildEnv(const LaunchOptions& options, int port, int lo
       {"LOCAL_WORLD_SIZE", std::to_string(options.nproc)},
       {"OMP_NUM_THREADS",
        options.threads_per_rank > 0 ? std::to_string(options.threads_per_rank) : ""},
-  };
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string entry = *e;
-    bool overridden = false;
-    for (const auto& [key, value] : set) {
-      overridden = overridden || entry.rfind(key + "=", 0) == 0;
-    }
-    if (!overridden) env.push_back(entry);
-  }
-  for (const auto& [key, value] : set) {
-    if (!value.empty()) env.push_back(std::string(key).append("=").append(value));
-  }
-  return env;
-}
-
-std::vector<char*> CStrings(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  out.reserve(strings.size() + 1);
-  for (auto& s : strings) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
+  });
 }
 
 // Starts one rank; false (with errno set) when the pipes or fork fail.
@@ -116,28 +93,8 @@ bool Spawn(const LaunchOptions& options, int port, int index, Rank* rank) {
     close(out_pipe[1]);
     return false;
   }
-  std::vector<std::string> args = options.args;
-  std::vector<std::string> env = ChildEnv(options, port, index);
-  std::vector<char*> argv = CStrings(args);
-  std::vector<char*> envp = CStrings(env);
-  const pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid == 0) {
-    // Only async-signal-safe calls between fork and exec.
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != parent) _exit(1);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGCHLD, SIG_DFL);
-    dup2(out_pipe[1], STDOUT_FILENO);
-    dup2(err_pipe[1], STDERR_FILENO);
-    execve(options.executable.c_str(), argv.data(), envp.data());
-    _exit(127);
-  }
+  const pid_t pid = StartChild(
+      {options.executable, options.args, ChildEnv(options, port, index), out_pipe[1], err_pipe[1]});
   close(out_pipe[1]);
   close(err_pipe[1]);
   if (pid < 0) {
@@ -151,12 +108,6 @@ bool Spawn(const LaunchOptions& options, int port, int index, Rank* rank) {
   rank->out = Stream{out_pipe[0], STDOUT_FILENO, LinePrefixer(prefix)};
   rank->err = Stream{err_pipe[0], STDERR_FILENO, LinePrefixer(prefix)};
   return true;
-}
-
-int ExitCodeOf(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 1;
 }
 
 void SignalAll(std::vector<Rank>& ranks, int signo) {

@@ -1,0 +1,372 @@
+#include "trainer/sweep/runner.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "common/file_util.h"
+#include "common/sweep/expand.h"
+#include "trainer/launch/child.h"
+#include "trainer/launch/cpu_budget.h"
+#include "trainer/metrics/metrics_log.h"
+#include "trainer/sweep/sweep_file.h"
+#include "trainer/sweep/sweep_status.h"
+#include "trainer/sweep/trial_args.h"
+#include "trainer/sweep/trial_points.h"
+
+namespace petname::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+volatile std::sig_atomic_t g_stop = 0;
+
+void OnStopSignal(int /*signo*/) { g_stop = 1; }
+
+// SIGINT and SIGTERM set g_stop while the sweep runs; the old handlers come back after.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop = 0;
+    struct sigaction action {};
+    action.sa_handler = OnStopSignal;
+    sigemptyset(&action.sa_mask);
+    for (int i = 0; i < 2; ++i) sigaction(kSignals[i], &action, &old_[i]);
+  }
+  ~StopSignals() {
+    for (int i = 0; i < 2; ++i) sigaction(kSignals[i], &old_[i], nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  static constexpr int kSignals[2] = {SIGINT, SIGTERM};
+  struct sigaction old_[2] = {};
+};
+
+double UnixNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// One trial of the sweep, created or not.
+struct Slot {
+  std::string dir;
+  Assignment assignment;
+  bool created = false;
+  TrialRecord record;
+  pid_t pid = -1;  // while its process runs
+  double start_unix = kNaN;
+  bool median_stopped = false;
+  bool terminated = false;  // SIGTERM sent (once: the trial's launcher kills on a second)
+};
+
+void Terminate(Slot* s) {
+  if (s->pid < 0 || s->terminated) return;
+  s->terminated = true;
+  ::kill(s->pid, SIGTERM);
+}
+
+struct Context {
+  SweepSpec spec;  // parallel_trial_count is the run's --parallel
+  std::string name;
+  std::string algorithm;
+  std::string dir;
+  TrialRun run;
+  std::string executable;
+  std::vector<Slot> slots;
+};
+
+std::string Fixed(double value, int digits) {
+  if (!std::isfinite(value)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
+  return buf;
+}
+
+// The last non-empty line of the trial's log, for a failed trial's message.
+std::string LastLogLine(const Slot& s) {
+  std::string text;
+  if (!ReadFile((fs::path(s.dir) / kTrialLogName).string(), &text).ok()) return "";
+  std::istringstream in(text);
+  std::string last;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) last = line;
+  }
+  return last.substr(0, 300);
+}
+
+// Re-reads the trial's metrics.jsonl into its points and summary row.
+void Observe(const Context& c, Slot* s) {
+  if (std::isfinite(s->start_unix)) s->record.trial.wall_seconds = UnixNow() - s->start_unix;
+  std::vector<metrics::EpochRecord> records;
+  if (!metrics::ReadMetricsLog((fs::path(s->dir) / metrics::kMetricsLogName).string(), &records)
+           .ok()) {
+    return;
+  }
+  s->record.points = PointsFromRecords(records, s->start_unix);
+  Summarize(s->record.points, c.spec.objective, &s->record.trial);
+  s->record.trial.samples_per_second = LatestSamplesPerSecond(records);
+}
+
+SweepStatus StatusOf(const Context& c, SweepPhase phase, const std::string& reason) {
+  SweepStatus status;
+  status.name = c.name;
+  status.algorithm = c.algorithm;
+  status.phase = SweepPhaseName(phase);
+  status.reason = reason;
+  status.objective = c.spec.objective;
+  std::vector<Trial> rows;
+  for (const Slot& s : c.slots) {
+    if (!s.created) continue;
+    status.trials.push_back(s.record);
+    rows.push_back(s.record.trial);
+  }
+  status.best = BestTrial(rows, c.spec.objective);
+  return status;
+}
+
+Status WriteStatus(const Context& c, const SweepStatus& status) {
+  return WriteFileAtomically((fs::path(c.dir) / kSweepStatusName).string(),
+                             SweepStatusToJson(status).dump(2) + "\n");
+}
+
+std::vector<Trial> CreatedTrials(const Context& c, std::vector<bool>* created) {
+  std::vector<Trial> rows;
+  for (const Slot& s : c.slots) {
+    created->push_back(s.created);
+    if (s.created) rows.push_back(s.record.trial);
+  }
+  return rows;
+}
+
+Status Start(Context* c, int index) {
+  Slot& s = c->slots[static_cast<size_t>(index)];
+  TrialRun run = c->run;
+  run.trial_dir = s.dir;
+  TrialCommand command;
+  PETNAME_RETURN_IF_ERROR(TrialTrainArgs(ApplyAssignment(c->spec.job_template, s.assignment),
+                                         c->spec, run, /*resume=*/true, &command));
+  std::vector<std::string>& args = command.args;
+  const int ranks = command.ranks;
+  std::error_code ec;
+  fs::create_directories(s.dir, ec);
+  if (ec) return Status::IoError("cannot create " + s.dir + ": " + ec.message());
+  const std::string log = (fs::path(s.dir) / kTrialLogName).string();
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::IoError("cannot open " + log, errno);
+  args.insert(args.begin(), "petname");
+  const pid_t pid = launch::StartChild({c->executable, args, launch::EnvironmentWith({}), fd, fd});
+  const int fork_errno = errno;
+  ::close(fd);
+  if (pid < 0) return Status::IoError("cannot start trial " + s.record.trial.name, fork_errno);
+  s.created = true;
+  s.pid = pid;
+  s.terminated = false;
+  s.start_unix = UnixNow();
+  s.record.trial.phase = TrialPhase::kRunning;
+  s.record.trial.message.clear();
+  std::printf("trial %s started: %s (%d rank%s, log %s)\n", s.record.trial.name.c_str(),
+              DescribeAssignment(s.assignment).c_str(), ranks, ranks == 1 ? "" : "s", log.c_str());
+  std::fflush(stdout);
+  return Status::Ok();
+}
+
+// Reaps `s` if its process ended; true when it did.
+bool Reap(const Context& c, Slot* s) {
+  int status = 0;
+  if (s->pid < 0 || ::waitpid(s->pid, &status, WNOHANG) != s->pid) return false;
+  s->pid = -1;
+  Observe(c, s);
+  Trial& t = s->record.trial;
+  const int code = launch::ExitCodeOf(status);
+  if (s->median_stopped) {
+    t.phase = TrialPhase::kStopped;
+    t.message = "stopped by median stopping after epoch " + std::to_string(t.epochs);
+  } else if (code == 0) {
+    t.phase = TrialPhase::kSucceeded;
+  } else if (g_stop != 0) {
+    t.phase = TrialPhase::kPending;
+    t.message = "interrupted; run the same command again to resume";
+  } else {
+    t.phase = TrialPhase::kFailed;
+    t.message = "exit code " + std::to_string(code) + ": " + LastLogLine(*s);
+  }
+  std::printf("trial %s %s: %d epochs, best %s %s, %s s%s%s\n", t.name.c_str(),
+              TrialPhaseName(t.phase), t.epochs, MetricName(c.spec.objective.metric),
+              Fixed(c.spec.objective.metric == Metric::kValidationLoss ? t.best_validation_loss
+                                                                       : t.best_validation_accuracy,
+                    4)
+                  .c_str(),
+              Fixed(t.wall_seconds, 1).c_str(), t.message.empty() ? "" : "; ", t.message.c_str());
+  std::fflush(stdout);
+  return true;
+}
+
+// Median stopping of the running trials.
+void StopBehindMedian(Context* c) {
+  if (!c->spec.median_stopping) return;
+  std::vector<std::vector<EpochPoint>> history;
+  std::vector<Slot*> created;
+  for (Slot& s : c->slots) {
+    if (!s.created) continue;
+    history.push_back(s.record.points);
+    created.push_back(&s);
+  }
+  for (size_t i = 0; i < created.size(); ++i) {
+    Slot* s = created[i];
+    if (s->pid < 0 || s->median_stopped) continue;
+    if (ShouldStopByMedian(c->spec, history, static_cast<int>(i))) {
+      s->median_stopped = true;
+      Terminate(s);
+    }
+  }
+}
+
+void PrintTable(const SweepStatus& status) {
+  std::printf("\n%-24s %-10s %6s %9s %9s %10s %9s %10s  %s\n", "trial", "phase", "epochs",
+              "val_loss", "val_acc", "samples/s", "wall_s", "to_goal_s", "parameters");
+  for (const TrialRecord& r : status.trials) {
+    const Trial& t = r.trial;
+    std::printf("%-24s %-10s %6d %9s %9s %10s %9s %10s  %s\n", t.name.c_str(),
+                TrialPhaseName(t.phase), t.epochs, Fixed(t.best_validation_loss, 4).c_str(),
+                Fixed(t.best_validation_accuracy, 4).c_str(),
+                Fixed(t.samples_per_second, 0).c_str(), Fixed(t.wall_seconds, 1).c_str(),
+                Fixed(t.time_to_goal_seconds, 1).c_str(), DescribeAssignment(t.parameters).c_str());
+  }
+  std::printf("best: %s\n",
+              status.best >= 0 ? status.trials[status.best].trial.name.c_str() : "none");
+}
+
+// Checks the file, the spec and every trial's flags, and fills `c`; writes nothing.
+Status Prepare(const SweepRunOptions& o, Context* c) {
+  SweepFile file;
+  PETNAME_RETURN_IF_ERROR(ReadSweepFile(o.config, &file));
+  PETNAME_RETURN_IF_ERROR(SweepSpecFromJson(file.spec, &c->spec));
+  if (o.parallel < 0) return Status::InvalidArgument("--parallel must be >= 1");
+  const int cpus = launch::ReadCpuBudget().Cpus();
+  // Unless --parallel says otherwise, no more trials at once than there are CPUs.
+  c->spec.parallel_trial_count =
+      o.parallel > 0 ? o.parallel : std::min(c->spec.parallel_trial_count, cpus);
+  std::vector<Assignment> assignments;
+  PETNAME_RETURN_IF_ERROR(ExpandTrials(c->spec, &assignments));
+  c->name = file.name;
+  c->algorithm = c->spec.algorithm == Algorithm::kGrid ? "grid" : "random";
+  c->dir = o.dir;
+  c->executable = o.executable;
+  c->run.data = o.data.empty() ? file.data : o.data;
+  c->run.cpu_budget = cpus;
+  c->run.parallel = c->spec.parallel_trial_count;
+  for (size_t i = 0; i < assignments.size(); ++i) {
+    Slot s;
+    s.record.trial.name = TrialName(c->name, static_cast<int>(i));
+    s.record.trial.parameters = assignments[i];
+    s.assignment = assignments[i];
+    s.dir = (fs::path(o.dir) / s.record.trial.name).string();
+    TrialRun run = c->run;
+    run.trial_dir = s.dir;
+    TrialCommand command;
+    Status st = TrialTrainArgs(ApplyAssignment(c->spec.job_template, s.assignment), c->spec, run,
+                               false, &command);
+    if (!st.ok()) return Status::InvalidArgument(s.record.trial.name + ": " + st.message());
+    s.record.ranks = command.ranks;
+    s.record.batch_size_per_rank = command.batch_size_per_rank;
+    c->slots.push_back(std::move(s));
+  }
+  return Status::Ok();
+}
+
+// Trials finished by an earlier run (their summary.json exists) keep their row from the old
+// sweep.json, or are summarised from their metrics.jsonl.
+void AdoptFinished(Context* c) {
+  SweepStatus old;
+  std::string text;
+  if (ReadFile((fs::path(c->dir) / kSweepStatusName).string(), &text).ok()) {
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (!j.is_discarded()) (void)SweepStatusFromJson(j, &old);
+  }
+  for (Slot& s : c->slots) {
+    if (!fs::exists(fs::path(s.dir) / kTrialSummaryName)) continue;
+    s.created = true;
+    bool kept = false;
+    for (const TrialRecord& r : old.trials) {
+      if (r.trial.name == s.record.trial.name && IsFinished(r.trial.phase)) {
+        s.record = r;
+        kept = true;
+      }
+    }
+    if (!kept) {
+      Observe(*c, &s);
+      s.record.trial.phase = TrialPhase::kSucceeded;
+    }
+    std::printf("trial %s already %s\n", s.record.trial.name.c_str(),
+                TrialPhaseName(s.record.trial.phase));
+  }
+}
+
+}  // namespace
+
+Status RunSweep(const SweepRunOptions& options, SweepPhase* phase) {
+  Context c;
+  PETNAME_RETURN_IF_ERROR(Prepare(options, &c));
+  std::error_code ec;
+  fs::create_directories(c.dir, ec);
+  if (ec) return Status::IoError("cannot create " + c.dir + ": " + ec.message());
+  AdoptFinished(&c);
+  StopSignals signals;
+  const int total = static_cast<int>(c.slots.size());
+  std::string reason;
+  for (;;) {
+    bool changed = false;
+    int running = 0;
+    for (Slot& s : c.slots) {
+      if (s.pid < 0) continue;
+      if (Reap(c, &s)) {
+        changed = true;
+      } else {
+        Observe(c, &s);
+        ++running;
+      }
+    }
+    if (g_stop != 0) {
+      for (Slot& s : c.slots) Terminate(&s);
+      if (running == 0) break;
+    } else {
+      StopBehindMedian(&c);
+      std::vector<bool> created;
+      const std::vector<Trial> rows = CreatedTrials(c, &created);
+      *phase = DecideSweepPhase(c.spec, total, rows, &reason);
+      if ((*phase == SweepPhase::kSucceeded || *phase == SweepPhase::kFailed) && running == 0) {
+        break;
+      }
+      for (int i : TrialsToStart(c.spec, total, created, rows)) {
+        PETNAME_RETURN_IF_ERROR(Start(&c, i));
+        changed = true;
+      }
+    }
+    if (changed) {
+      std::vector<bool> created;
+      *phase = DecideSweepPhase(c.spec, total, CreatedTrials(c, &created), &reason);
+      PETNAME_RETURN_IF_ERROR(WriteStatus(c, StatusOf(c, *phase, reason)));
+    }
+    ::poll(nullptr, 0, 250);
+  }
+  const SweepStatus status = StatusOf(c, *phase, reason);
+  PETNAME_RETURN_IF_ERROR(WriteStatus(c, status));
+  PrintTable(status);
+  if (g_stop != 0) {
+    return Status::Unavailable("sweep interrupted; run the same command again to resume it");
+  }
+  std::printf("sweep %s %s: %s\n", c.name.c_str(), SweepPhaseName(*phase), reason.c_str());
+  return Status::Ok();
+}
+
+}  // namespace petname::sweep
