@@ -32,9 +32,17 @@ std::string Fixed(double value, int digits) {
 
 std::string Num(double value) { return Fixed(value, 1); }
 
-std::string Text(double x, double y, const std::string& text, const std::string& extra = "") {
-  return "<text x=\"" + Num(x) + "\" y=\"" + Num(y) + "\" font-size=\"12\"" + extra + ">" +
-         XmlEscape(text) + "</text>\n";
+std::string GoalText(double goal) {
+  sweep::Value v;
+  v.number = goal;
+  return v.ToString();
+}
+
+// An SVG text element; `attributes` (e.g. " text-anchor=\"end\"") may set font-size, else 12.
+std::string Text(double x, double y, const std::string& text, const std::string& attributes = "") {
+  const bool sized = attributes.find("font-size") != std::string::npos;
+  return "<text x=\"" + Num(x) + "\" y=\"" + Num(y) + "\"" + (sized ? "" : " font-size=\"12\"") +
+         attributes + ">" + XmlEscape(text) + "</text>\n";
 }
 
 Chart LossChart(const SweepStatus& s) {
@@ -63,7 +71,7 @@ std::string GoalBars(const SweepStatus& s, double top) {
   if (s.objective.has_goal) {
     title += ": " + std::string(sweep::MetricName(s.objective.metric)) +
              (s.objective.metric == sweep::Metric::kValidationLoss ? " <= " : " >= ") +
-             Fixed(s.objective.goal, 4);
+             GoalText(s.objective.goal);
   } else {
     title += ": the sweep has no goal";
   }
@@ -138,9 +146,10 @@ std::string Parameters(const sweep::Trial& t) { return sweep::DescribeAssignment
 }  // namespace
 
 std::string RenderSweepSvg(const SweepStatus& s) {
+  const auto [speedup, efficiency] = ScalingCharts(s);
   const double bars_top = 40 + kLossHeight;
   const double scaling_top = bars_top + BarsHeight(s);
-  const double height = scaling_top + kScalingHeight + 10;
+  const double height = scaling_top + (speedup.series.empty() ? 60 : kScalingHeight + 10);
   std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Fixed(kWidth, 0) + "\" height=\"" +
          Fixed(height, 0) + "\" viewBox=\"0 0 " + Fixed(kWidth, 0) + " " + Fixed(height, 0) +
@@ -151,7 +160,6 @@ std::string RenderSweepSvg(const SweepStatus& s) {
   svg += Text(kWidth / 2, 24, title, " text-anchor=\"middle\" font-size=\"18\"");
   svg += RenderChart(LossChart(s), 0, 40, kWidth, kLossHeight);
   svg += GoalBars(s, bars_top);
-  const auto [speedup, efficiency] = ScalingCharts(s);
   if (speedup.series.empty()) {
     svg += Text(kWidth / 2, scaling_top + 40,
                 "Scaling: no global batch was trained at two or more rank counts",
