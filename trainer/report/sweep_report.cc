@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "trainer/report/svg_chart.h"
@@ -100,24 +101,28 @@ std::string GoalBars(const SweepStatus& s, double top) {
   return svg;
 }
 
-// Speed-up and scaling efficiency against ranks, one series per global batch with at least
-// two rank counts; the fewest ranks of a series are its baseline.
-std::pair<Chart, Chart> ScalingCharts(const SweepStatus& s) {
-  // global batch -> ranks -> samples/s of each trial
+// Speed-up and scaling efficiency against ranks, one series per group with at least two rank
+// counts; the fewest ranks of a group are its baseline. Groups are trials of equal global batch
+// (ranks x batch per rank: strong scaling) or, with `per_rank`, of equal batch per rank (weak
+// scaling: efficiency is then samples/s per rank against the baseline's).
+std::pair<Chart, Chart> ScalingCharts(const SweepStatus& s, bool per_rank) {
+  // group batch -> ranks -> samples/s of each trial
   std::map<int64_t, std::map<int, std::vector<double>>> groups;
   for (const TrialRecord& r : s.trials) {
     if (r.ranks <= 0 || r.batch_size_per_rank <= 0 || !std::isfinite(r.trial.samples_per_second)) {
       continue;
     }
-    groups[r.ranks * r.batch_size_per_rank][r.ranks].push_back(r.trial.samples_per_second);
+    const int64_t key = per_rank ? r.batch_size_per_rank : r.ranks * r.batch_size_per_rank;
+    groups[key][r.ranks].push_back(r.trial.samples_per_second);
   }
-  Chart speedup{
-      "Speed-up at equal global batch", "ranks", "speed-up (samples/s over baseline)", {}};
-  Chart efficiency{"Scaling efficiency", "ranks", "efficiency (speed-up / rank ratio)", {}};
+  const std::string kind = per_rank ? "batch per rank" : "global batch";
+  Chart speedup{"Speed-up at equal " + kind, "ranks", "speed-up (samples/s over baseline)", {}};
+  Chart efficiency{
+      "Scaling efficiency at equal " + kind, "ranks", "efficiency (speed-up / rank ratio)", {}};
   size_t color = 0;
-  for (const auto& [global, by_ranks] : groups) {
+  for (const auto& [batch, by_ranks] : groups) {
     if (by_ranks.size() < 2) continue;
-    const std::string name = "global batch " + std::to_string(global);
+    const std::string name = kind + " " + std::to_string(batch);
     Series up{name, Color(color), {}, {}};
     Series eff{name, Color(color++), {}, {}};
     double base = 0;
@@ -146,7 +151,9 @@ std::string Parameters(const sweep::Trial& t) { return sweep::DescribeAssignment
 }  // namespace
 
 std::string RenderSweepSvg(const SweepStatus& s) {
-  const auto [speedup, efficiency] = ScalingCharts(s);
+  // Strong scaling when the grid has equal global batches at several rank counts, else weak.
+  auto [speedup, efficiency] = ScalingCharts(s, /*per_rank=*/false);
+  if (speedup.series.empty()) std::tie(speedup, efficiency) = ScalingCharts(s, true);
   const double bars_top = 40 + kLossHeight;
   const double scaling_top = bars_top + BarsHeight(s);
   const double height = scaling_top + (speedup.series.empty() ? 60 : kScalingHeight + 10);
@@ -162,7 +169,7 @@ std::string RenderSweepSvg(const SweepStatus& s) {
   svg += GoalBars(s, bars_top);
   if (speedup.series.empty()) {
     svg += Text(kWidth / 2, scaling_top + 40,
-                "Scaling: no global batch was trained at two or more rank counts",
+                "Scaling: no batch was trained at two or more rank counts",
                 " text-anchor=\"middle\" font-size=\"15\" fill=\"#888\"");
   } else {
     svg += RenderChart(speedup, 0, scaling_top, kWidth / 2, kScalingHeight);

@@ -4,13 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "common/file_util.h"
 #include "tests/trainer/cli/expect_run.h"
 #include "tests/trainer/cli/run_petname.h"
+#include "tests/trainer/launch/subprocess.h"
 
 namespace petname::testing {
 namespace {
@@ -101,6 +104,43 @@ TEST(SweepTest, RunsEveryTrialKeepsFinishedOnesAndRendersTheReport) {
   ASSERT_TRUE(ReadFile(sweep_dir + "/report.html", &html).ok());
   EXPECT_NE(html.find("tiny-001"), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(sweep_dir + "/sweep.svg"));
+}
+
+TEST(SweepTest, SigintStopsTheTrialAndTheSameCommandResumesIt) {
+  TempDir dir;
+  const std::string config = WriteConfig(dir, R"(template:
+  dataset: {maxNames: 200}
+  training: {epochs: 40, batchSizePerReplica: 128}
+parameters:
+  - name: training.learningRate
+    values: [0.004]
+)");
+  const std::string sweep_dir = dir.Join("runs");
+  std::vector<std::string> argv = SweepArgs(config, sweep_dir, "1");
+  argv.insert(argv.begin(), PETNAME_BIN);
+  Subprocess sweep(argv, {});
+  const std::string metrics = sweep_dir + "/sweep-000/metrics.jsonl";
+  for (int i = 0; i < 2400 && !std::filesystem::exists(metrics); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(std::filesystem::exists(metrics)) << sweep.Output();
+  ::kill(sweep.pid(), SIGINT);
+  EXPECT_EQ(sweep.Wait(), 1) << sweep.Output();
+  EXPECT_NE(sweep.Output().find("petname: error: sweep interrupted"), std::string::npos)
+      << sweep.Output();
+  std::string text;
+  ASSERT_TRUE(ReadFile(sweep_dir + "/sweep.json", &text).ok());
+  const nlohmann::json stopped = nlohmann::json::parse(text);
+  EXPECT_EQ(stopped["trials"][0]["phase"], "Pending") << text;
+  EXPECT_FALSE(std::filesystem::exists(sweep_dir + "/sweep-000/summary.json"));
+
+  RunResult r = RunPetname(SweepArgs(config, sweep_dir, "1"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::string log;
+  ASSERT_TRUE(ReadFile(sweep_dir + "/sweep-000/train.log", &log).ok());
+  EXPECT_NE(log.find("resuming from " + sweep_dir + "/sweep-000/epoch-"), std::string::npos) << log;
+  ASSERT_TRUE(ReadFile(sweep_dir + "/sweep.json", &text).ok());
+  EXPECT_EQ(nlohmann::json::parse(text)["trials"][0]["epochs"], 40) << text;
 }
 
 TEST(SweepTest, BadFilesAreUsageErrorsThatWriteNothing) {

@@ -55,6 +55,15 @@ TEST(SweepReportTest, SvgHasEveryTrialTheGoalBarsAndScaling) {
   EXPECT_EQ(svg.find("<script>"), std::string::npos);
 }
 
+TEST(SweepReportTest, WithoutEqualGlobalBatchesScalingIsAtEqualBatchPerRank) {
+  SweepStatus s = TwoRankCounts();
+  s.trials[1].batch_size_per_rank = 4096;  // global batches 4096 and 8192
+  const std::string svg = RenderSweepSvg(s);
+  EXPECT_EQ(svg.find("Speed-up at equal global batch"), std::string::npos);
+  EXPECT_NE(svg.find("Speed-up at equal batch per rank"), std::string::npos);
+  EXPECT_NE(svg.find("batch per rank 4096"), std::string::npos);
+}
+
 TEST(SweepReportTest, HtmlEscapesAndMarksTheBest) {
   const SweepStatus s = TwoRankCounts();
   const std::string html = RenderSweepHtml(s, RenderSweepSvg(s));
@@ -68,7 +77,7 @@ TEST(SweepReportTest, HtmlEscapesAndMarksTheBest) {
 TEST(SweepReportTest, WithoutScalingDataTheChartSaysSo) {
   SweepStatus s = TwoRankCounts();
   s.trials.pop_back();
-  EXPECT_NE(RenderSweepSvg(s).find("no global batch was trained at two or more rank counts"),
+  EXPECT_NE(RenderSweepSvg(s).find("no batch was trained at two or more rank counts"),
             std::string::npos);
 }
 
