@@ -64,7 +64,9 @@ Chart LossChart(const SweepStatus& s) {
   return chart;
 }
 
-double BarsHeight(const SweepStatus& s) { return 50 + kBarRow * s.trials.size(); }
+double BarsHeight(const SweepStatus& s) {
+  return 50 + kBarRow * static_cast<double>(s.trials.size());
+}
 
 // Time to goal (training seconds) per trial as horizontal bars.
 std::string GoalBars(const SweepStatus& s, double top) {
@@ -87,7 +89,7 @@ std::string GoalBars(const SweepStatus& s, double top) {
   const double span = kWidth - left - 120;
   for (size_t i = 0; i < s.trials.size(); ++i) {
     const sweep::Trial& t = s.trials[i].trial;
-    const double y = top + 40 + kBarRow * i;
+    const double y = top + 40 + kBarRow * static_cast<double>(i);
     svg += Text(left - 8, y + 14, t.name, " text-anchor=\"end\"");
     if (!std::isfinite(t.time_to_goal_seconds)) {
       svg += Text(left + 4, y + 14, "goal not reached", " fill=\"#888\" font-style=\"italic\"");

@@ -56,9 +56,10 @@ Status LoadTrialDir(const fs::path& dir, sweep::TrialRecord* out) {
   if (NewestManifest(dir, &m)) {
     r.ranks = static_cast<int>(m.world_size);
     r.batch_size_per_rank = m.hyper.batch_size;
-    r.trial.parameters = {{"ranks", Number(static_cast<double>(m.world_size))},
-                          {"training.batchSizePerReplica", Number(m.hyper.batch_size)},
-                          {"training.learningRate", Number(m.hyper.learning_rate)}};
+    r.trial.parameters = {
+        {"ranks", Number(static_cast<double>(m.world_size))},
+        {"training.batchSizePerReplica", Number(static_cast<double>(m.hyper.batch_size))},
+        {"training.learningRate", Number(m.hyper.learning_rate)}};
   }
   *out = std::move(r);
   return Status::Ok();

@@ -110,7 +110,7 @@ TEST(SweepTest, SigintStopsTheTrialAndTheSameCommandResumesIt) {
   TempDir dir;
   const std::string config = WriteConfig(dir, R"(template:
   dataset: {maxNames: 200}
-  training: {epochs: 40, batchSizePerReplica: 128}
+  training: {epochs: 6, batchSizePerReplica: 128}
 parameters:
   - name: training.learningRate
     values: [0.004]
@@ -140,7 +140,7 @@ parameters:
   ASSERT_TRUE(ReadFile(sweep_dir + "/sweep-000/train.log", &log).ok());
   EXPECT_NE(log.find("resuming from " + sweep_dir + "/sweep-000/epoch-"), std::string::npos) << log;
   ASSERT_TRUE(ReadFile(sweep_dir + "/sweep.json", &text).ok());
-  EXPECT_EQ(nlohmann::json::parse(text)["trials"][0]["epochs"], 40) << text;
+  EXPECT_EQ(nlohmann::json::parse(text)["trials"][0]["epochs"], 6) << text;
 }
 
 TEST(SweepTest, BadFilesAreUsageErrorsThatWriteNothing) {

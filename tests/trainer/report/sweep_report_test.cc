@@ -89,7 +89,7 @@ void WriteTrialDir(const std::string& dir, int world_size, int64_t batch, double
     r.epoch = static_cast<int>(e + 1);
     r.validation_loss = losses[e];
     r.validation_accuracy = 0.5;
-    r.elapsed_seconds = 10.0 * (e + 1);
+    r.elapsed_seconds = 10.0 * static_cast<double>(e + 1);
     r.samples_per_second = 1000.0 * world_size;
     r.world_size = world_size;
     ASSERT_TRUE(metrics::AppendEpochRecord(dir + "/metrics.jsonl", r).ok());
