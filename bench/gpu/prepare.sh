@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 packages=(prometheus-cpp-dev libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0
   libprometheus-cpp-push1.0 libcivetweb1 libcivetweb-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev zlib1g-dev libcurl4-openssl-dev libcurl4
-  libcpp-httplib-dev libcpp-httplib0.11 libbrotli-dev libbrotli1)
+  libcpp-httplib-dev libcpp-httplib0.11 libbrotli-dev libbrotli1 libyaml-cpp-dev libyaml-cpp0.7)
 mkdir -p .gpu-kit/debs
 (cd .gpu-kit/debs && apt-get -qq download "${packages[@]}" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
 for p in "${packages[@]}"; do
