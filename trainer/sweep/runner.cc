@@ -284,8 +284,8 @@ Status Prepare(const SweepRunOptions& o, Context* c) {
   return Status::Ok();
 }
 
-// Trials finished by an earlier run (their summary.json exists) keep their row from the old
-// sweep.json, or are summarised from their metrics.jsonl.
+// Trials finished by an earlier run (their summary.json exists, or the old sweep.json says
+// Stopped) keep their row from the old sweep.json, or are summarised from their metrics.jsonl.
 void AdoptFinished(Context* c) {
   SweepStatus old;
   std::string text;
@@ -294,16 +294,17 @@ void AdoptFinished(Context* c) {
     if (!j.is_discarded()) (void)SweepStatusFromJson(j, &old);
   }
   for (Slot& s : c->slots) {
-    if (!fs::exists(fs::path(s.dir) / kTrialSummaryName)) continue;
-    s.created = true;
-    bool kept = false;
+    const TrialRecord* before = nullptr;
     for (const TrialRecord& r : old.trials) {
-      if (r.trial.name == s.record.trial.name && IsFinished(r.trial.phase)) {
-        s.record = r;
-        kept = true;
-      }
+      if (r.trial.name == s.record.trial.name) before = &r;
     }
-    if (!kept) {
+    // A trial stopped by median stopping stays stopped; it has no summary.json.
+    const bool stopped = before != nullptr && before->trial.phase == TrialPhase::kStopped;
+    if (!stopped && !fs::exists(fs::path(s.dir) / kTrialSummaryName)) continue;
+    s.created = true;
+    if (before != nullptr && IsFinished(before->trial.phase)) {
+      s.record = *before;
+    } else {
       Observe(*c, &s);
       s.record.trial.phase = TrialPhase::kSucceeded;
     }

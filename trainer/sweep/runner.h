@@ -5,8 +5,9 @@
 //  - Before anything is written, the file, the spec and every trial's flags are checked: a
 //    bad sweep is InvalidArgument and leaves no DIR/sweep.json.
 //  - Trial i lives in DIR/<sweep>-<iii>/: checkpoints, metrics.jsonl, summary.json and
-//    train.log (the child's stdout and stderr). A trial whose summary.json exists is finished
-//    and is not run again; the others start with --resume.
+//    train.log (the child's stdout and stderr). A trial whose summary.json exists, or that
+//    sweep.json says median stopping Stopped, is finished and is not run again; the others
+//    start with --resume.
 //  - Every running trial's metrics.jsonl is read while it runs; median stopping (when the
 //    spec asks for it) SIGTERMs a trial that falls behind (phase Stopped).
 //  - SIGINT or SIGTERM stops every trial (each saves a checkpoint) and RunSweep returns

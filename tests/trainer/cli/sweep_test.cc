@@ -143,6 +143,35 @@ parameters:
   EXPECT_EQ(nlohmann::json::parse(text)["trials"][0]["epochs"], 6) << text;
 }
 
+TEST(SweepTest, MedianStoppingStopsATrialBehindTheOthersForGood) {
+  TempDir dir;
+  const std::string config = WriteConfig(dir, R"(template:
+  dataset: {maxNames: 200}
+  training: {epochs: 12, batchSizePerReplica: 128}
+parameters:
+  - name: training.learningRate
+    values: [0.004, 0.000001]
+earlyStopping: {algorithm: medianStop, minTrialsRequired: 1}
+)");
+  const std::string sweep_dir = dir.Join("runs");
+  RunResult r = RunPetname(SweepArgs(config, sweep_dir, "1"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::string text;
+  ASSERT_TRUE(ReadFile(sweep_dir + "/sweep.json", &text).ok());
+  nlohmann::json s = nlohmann::json::parse(text);
+  EXPECT_EQ(s["trials"][0]["phase"], "Succeeded") << text;
+  EXPECT_EQ(s["trials"][1]["phase"], "Stopped") << text;
+  EXPECT_LT(s["trials"][1]["epochs"].get<int>(), 12) << text;
+  EXPECT_NE(s["trials"][1]["message"].get<std::string>().find("median stopping"),
+            std::string::npos);
+  EXPECT_EQ(s["best"], "sweep-000");
+
+  r = RunPetname(SweepArgs(config, sweep_dir, "1"));  // the stopped trial stays stopped
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("trial sweep-001 already Stopped"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(" started: "), std::string::npos) << r.out;
+}
+
 TEST(SweepTest, BadFilesAreUsageErrorsThatWriteNothing) {
   TempDir dir;
   const std::vector<std::pair<std::string, std::string>> cases = {
