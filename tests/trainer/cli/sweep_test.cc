@@ -35,7 +35,7 @@ spec:
 )";
 
 std::string WriteConfig(const TempDir& dir, const std::string& text) {
-  const std::string path = dir.Join("sweep.yaml");
+  std::string path = dir.Join("sweep.yaml");
   EXPECT_TRUE(WriteFileAtomically(path, text).ok());
   return path;
 }
