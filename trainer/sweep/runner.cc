@@ -333,7 +333,9 @@ Status RunSweep(const SweepRunOptions& options, SweepPhase* phase) {
       if (Reap(c, &s)) {
         changed = true;
       } else {
+        const size_t points = s.record.points.size();
         Observe(c, &s);
+        changed = changed || s.record.points.size() != points;  // a new epoch
         ++running;
       }
     }

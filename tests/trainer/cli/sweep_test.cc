@@ -172,6 +172,25 @@ earlyStopping: {algorithm: medianStop, minTrialsRequired: 1}
   EXPECT_EQ(r.out.find(" started: "), std::string::npos) << r.out;
 }
 
+TEST(SweepTest, ASweepWhoseTrialsAllFailExitsOne) {
+  TempDir dir;
+  const std::string config = WriteConfig(dir, kTinyGrid);
+  std::vector<std::string> args = SweepArgs(config, dir.Join("runs"), "2");
+  args.back() = dir.Join("no-such.csv");  // --data
+  RunResult r = RunPetname(args);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("sweep tiny Failed"), std::string::npos) << r.out;
+  std::string text;
+  ASSERT_TRUE(ReadFile(dir.Join("runs/sweep.json"), &text).ok());
+  const nlohmann::json s = nlohmann::json::parse(text);
+  EXPECT_EQ(s["phase"], "Failed");
+  EXPECT_TRUE(s["best"].is_null());
+  for (const nlohmann::json& t : s["trials"]) {
+    EXPECT_EQ(t["phase"], "Failed");
+    EXPECT_NE(t["message"].get<std::string>().find("no-such.csv"), std::string::npos) << t;
+  }
+}
+
 TEST(SweepTest, BadFilesAreUsageErrorsThatWriteNothing) {
   TempDir dir;
   const std::vector<std::pair<std::string, std::string>> cases = {
