@@ -4,6 +4,7 @@
 // configures every trial exactly as before and never duplicates one.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,8 +18,11 @@ namespace petname::sweep {
 using Assignment = std::vector<std::pair<std::string, Value>>;
 
 // The values a grid takes for `p`: its list, or min, min+step, ... up to max (inclusive within
-// a relative 1e-9, integer parameters rounded). Random ranges have no grid values.
+// 1e-9 of a step, integer parameters rounded). Random ranges have no grid values.
 std::vector<Value> GridValues(const Parameter& p);
+// The number of GridValues(p), computed without building them (a range with a tiny step would
+// be huge); 0 for a random range without step.
+int64_t GridSize(const Parameter& p);
 
 // The trials of `spec`, index 0 first:
 //  - grid: the Cartesian product, the last parameter varying fastest, cut to

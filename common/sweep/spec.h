@@ -84,7 +84,7 @@ struct SweepSpec {
   // the trainer is given the goal (`petname train --stop-at-goal METRIC=VALUE`) and stops
   // itself after that epoch's checkpoint.
   bool stop_trial_at_goal = false;
-  bool median_stopping = false;  // stop a trial whose metric at epoch e is behind the median
+  bool median_stopping = false;        // stop a trial whose metric at epoch e is behind the median
   int median_stopping_min_trials = 3;  // completed-epoch values needed before it applies
 };
 
