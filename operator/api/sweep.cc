@@ -74,6 +74,32 @@ sweep::Trial TrialFromJson(const Json& t) {
   return out;
 }
 
+std::vector<sweep::EpochPoint> HistoryFromJson(const Json& t) {
+  std::vector<sweep::EpochPoint> out;
+  auto history = t.find("history");
+  if (history == t.end() || !history->is_array()) return out;
+  for (const Json& h : *history) {
+    if (!h.is_object()) continue;
+    sweep::EpochPoint point;
+    point.epoch = Int(h, "epoch");
+    point.validation_loss = Number(h, "validationLoss");
+    point.validation_accuracy = Number(h, "validationAccuracy");
+    out.push_back(point);
+  }
+  return out;
+}
+
+Json HistoryToJson(const std::vector<sweep::EpochPoint>& history) {
+  Json out = Json::array();
+  for (const sweep::EpochPoint& point : history) {
+    Json h = {{"epoch", point.epoch}};
+    PutNumber(&h, "validationLoss", point.validation_loss);
+    PutNumber(&h, "validationAccuracy", point.validation_accuracy);
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
 Json TrialToJson(const sweep::Trial& t) {
   Json params = Json::object();
   for (const auto& [name, value] : t.parameters) params[name] = value.ToJson();
@@ -116,7 +142,9 @@ SweepStatus SweepStatusFromJson(const Json& status) {
   auto trials = status.find("trialStatuses");
   if (trials != status.end() && trials->is_array()) {
     for (const Json& t : *trials) {
-      if (t.is_object()) out.trials.push_back(TrialFromJson(t));
+      if (!t.is_object()) continue;
+      out.trials.push_back(TrialFromJson(t));
+      out.history.push_back(HistoryFromJson(t));
     }
   }
   out.start_time = Time(status, "startTime");
@@ -140,7 +168,11 @@ Json SweepStatusToJson(const SweepStatus& s) {
   out["trialsStopped"] = s.counts.stopped;
   if (!s.best_trial.empty()) out["bestTrial"] = s.best_trial;
   Json trials = Json::array();
-  for (const sweep::Trial& t : s.trials) trials.push_back(TrialToJson(t));
+  for (size_t i = 0; i < s.trials.size(); ++i) {
+    Json t = TrialToJson(s.trials[i]);
+    if (i < s.history.size() && !s.history[i].empty()) t["history"] = HistoryToJson(s.history[i]);
+    trials.push_back(std::move(t));
+  }
   out["trialStatuses"] = std::move(trials);
   PutTime(&out, "startTime", s.start_time);
   PutTime(&out, "completionTime", s.completion_time);

@@ -9,7 +9,8 @@
 // Katib's Experiment has them); bestTrial (a trial name); trialStatuses (one row per created
 // trial: name, parameters {name: value}, phase, epochs, bestValidationLoss,
 // bestValidationAccuracy, samplesPerSecond, wallSeconds, timeToGoalSeconds,
-// wallTimeToGoalSeconds, message); startTime, completionTime; observedGeneration.
+// wallTimeToGoalSeconds, message, history [{epoch, validationLoss, validationAccuracy}]);
+// startTime, completionTime; observedGeneration.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +39,9 @@ struct SweepStatus {
   sweep::Counts counts;
   std::string best_trial;            // "" = none yet
   std::vector<sweep::Trial> trials;  // by trial index
+  // history[i]: trials[i]'s validation metrics after each epoch the operator observed (for
+  // median stopping, which compares trials at the same epoch); epoch order.
+  std::vector<std::vector<sweep::EpochPoint>> history;
   std::optional<int64_t> start_time;
   std::optional<int64_t> completion_time;
   int64_t observed_generation = 0;

@@ -48,8 +48,8 @@ sweep::TrialPhase TrialPhaseOf(const Json& job, const api::JobStatus& status) {
 double Min(double a, double b) { return std::isnan(a) ? b : (std::isnan(b) ? a : std::min(a, b)); }
 double Max(double a, double b) { return std::isnan(a) ? b : (std::isnan(b) ? a : std::max(a, b)); }
 
-// `row` (the old status's, or a fresh one) updated from the trial job's status.
-void Observe(const Json& job, sweep::Trial* row) {
+// `row` and `history` (the old status's, or fresh ones) updated from the trial job's status.
+void Observe(const Json& job, sweep::Trial* row, std::vector<sweep::EpochPoint>* history) {
   const api::JobStatus st = api::JobStatusFromJson(job.value("status", Json::object()));
   if (!sweep::IsFinished(row->phase)) row->phase = TrialPhaseOf(job, st);
   if (row->phase == sweep::TrialPhase::kFailed && row->message.empty()) {
@@ -62,6 +62,13 @@ void Observe(const Json& job, sweep::Trial* row) {
   }
   if (!st.progress) return;
   const api::Progress& p = *st.progress;
+  if (p.epoch > 0 && (history->empty() || history->back().epoch < p.epoch)) {
+    sweep::EpochPoint point;
+    point.epoch = static_cast<int>(p.epoch);
+    point.validation_loss = p.validation_loss.value_or(sweep::kNaN);
+    point.validation_accuracy = p.validation_accuracy.value_or(sweep::kNaN);
+    history->push_back(point);
+  }
   row->epochs = std::max(row->epochs, static_cast<int>(p.epoch));
   if (p.validation_loss)
     row->best_validation_loss = Min(row->best_validation_loss, *p.validation_loss);
@@ -136,9 +143,12 @@ Status DesiredSweep(const api::Sweep& sw, const std::vector<Json>& trial_jobs, i
     if (index >= 0 && index < total && kube::IsControlledBy(job, sw.uid)) jobs[index] = &job;
   }
   std::map<int, sweep::Trial> rows;
-  for (const sweep::Trial& old : sw.status.trials) {
+  std::map<int, std::vector<sweep::EpochPoint>> history;
+  for (size_t k = 0; k < sw.status.trials.size(); ++k) {
     for (int i = 0; i < total; ++i) {
-      if (old.name == sweep::TrialName(sw.name, i)) rows[i] = old;
+      if (sw.status.trials[k].name != sweep::TrialName(sw.name, i)) continue;
+      rows[i] = sw.status.trials[k];
+      if (k < sw.status.history.size()) history[i] = sw.status.history[k];
     }
   }
   for (auto& [index, row] : rows) {
@@ -151,27 +161,22 @@ Status DesiredSweep(const api::Sweep& sw, const std::vector<Json>& trial_jobs, i
   for (const auto& [index, job] : jobs) {
     sweep::Trial& row = rows[index];
     row.name = sweep::TrialName(sw.name, index);
-    Observe(*job, &row);
+    Observe(*job, &row, &history[index]);
   }
   for (auto& [index, row] : rows) row.parameters = assignments[index];
 
   SweepActions actions;
   if (sw.spec.median_stopping) {
-    std::vector<std::vector<sweep::EpochPoint>> history;
+    std::vector<std::vector<sweep::EpochPoint>> points;
     std::vector<int> order;
     for (const auto& [index, row] : rows) {
-      sweep::EpochPoint point;
-      point.epoch = row.epochs;
-      point.validation_loss = row.best_validation_loss;
-      point.validation_accuracy = row.best_validation_accuracy;
-      history.push_back(row.epochs > 0 ? std::vector<sweep::EpochPoint>{point}
-                                       : std::vector<sweep::EpochPoint>{});
+      points.push_back(history[index]);
       order.push_back(index);
     }
     for (size_t k = 0; k < order.size(); ++k) {
       sweep::Trial& row = rows[order[k]];
       if (row.phase != sweep::TrialPhase::kRunning || jobs.count(order[k]) == 0) continue;
-      if (!sweep::ShouldStopByMedian(sw.spec, history, static_cast<int>(k))) continue;
+      if (!sweep::ShouldStopByMedian(sw.spec, points, static_cast<int>(k))) continue;
       row.phase = sweep::TrialPhase::kStopped;
       row.message = "stopped by median stopping after epoch " + std::to_string(row.epochs);
       actions.stop.push_back(row.name);
@@ -202,7 +207,10 @@ Status DesiredSweep(const api::Sweep& sw, const std::vector<Json>& trial_jobs, i
   st.conditions = sw.status.conditions;
   st.start_time = sw.status.start_time;
   st.completion_time = sw.status.completion_time;
-  for (const auto& [index, row] : rows) st.trials.push_back(row);
+  for (const auto& [index, row] : rows) {
+    st.trials.push_back(row);
+    st.history.push_back(history[index]);
+  }
   st.counts = sweep::CountTrials(st.trials);
   const int best = sweep::BestTrial(st.trials, sw.spec.objective);
   if (best >= 0) st.best_trial = st.trials[best].name;

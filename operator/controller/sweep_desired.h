@@ -16,9 +16,11 @@
 // fine). A Pending row of the old status without a job is created again (its create failed,
 // or the cache lags and the create meets 409).
 //
-// Stopped (median stopping): the trial job gets spec.runPolicy.suspend = true (its controller
-// deletes the pods; checkpoints and the job stay for inspection) and its row becomes Stopped.
-// A trial job whose spec.runPolicy.suspend is true reads as Stopped.
+// Stopped (median stopping, sweep::ShouldStopByMedian over each trial's history: the validation
+// metrics after every epoch observed, kept in the status): the trial job gets
+// spec.runPolicy.suspend = true (its controller deletes the pods; checkpoints and the job stay for
+// inspection) and its row becomes Stopped. A trial job whose spec.runPolicy.suspend is true reads
+// as Stopped.
 //
 // Status rows: the phase from the job's (Pending, Running/Restarting -> Running, Succeeded,
 // Failed, Suspended -> Stopped); epochs, best validation loss/accuracy and the times to goal are

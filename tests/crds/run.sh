@@ -100,6 +100,7 @@ declare -A DEFAULTS=(
   [.spec.dataset.volume.mountPath]=/data [.spec.dataset.volume.readOnly]=true
   [.spec.training.epochs]=2 [.spec.training.batchSizePerReplica]=4096 [.spec.training.learningRate]=0.001
   [.spec.training.precision]=fp32 [.spec.training.seed]=42 [.spec.training.validationFraction]=0.05
+  [.spec.training.warmupSteps]=0 [.spec.training.lrSchedule]=constant
   [.spec.checkpoint.path]=/checkpoints [.spec.checkpoint.everyEpochs]=1 [.spec.checkpoint.keep]=3
   [.spec.runPolicy.restartPolicy]=OnFailure [.spec.runPolicy.backoffLimit]=3
   [.spec.runPolicy.cleanPodPolicy]=Running [.spec.runPolicy.suspend]=false
@@ -120,6 +121,9 @@ if [[ -z $absent ]]; then pass "no defaults for backend, training.threads, statu
 for f in "$HERE"/valid/*.yaml; do
   check "valid $(basename "$f") accepted" k apply --validate=strict -n "$NS" -f "$f"
 done
+got=$(k get pnts sweep-full -n "$NS" -o 'jsonpath={.spec.parameters[0].scale}/{.spec.template.training.seed}/{.spec.objective.metric}' 2>&1 || true)
+if [[ $got == log/42/validationLoss ]]; then pass "sweep kept its fields and got the template's defaults"; else
+  fail "sweep kept its fields and got the template's defaults" "got: $got"; fi
 if [[ $(k get pntj gloo-gpu -n "$NS" -o 'jsonpath={.spec.resources.memory}' 2>&1) == 1073741824 ]]; then
   pass "integer quantity kept as integer"; else fail "integer quantity kept as integer"; fi
 

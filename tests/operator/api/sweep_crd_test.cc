@@ -1,5 +1,5 @@
 // The sweep CRD's spec.template schema is the job CRD's spec schema, copied verbatim (only the
-// description differs): a field added to PetNameTrainingJob must be added to both.
+// description differs; scripts/sync-sweep-crd copies it), and the CRD's defaults are the core's.
 #include <yaml-cpp/yaml.h>
 
 #include <gtest/gtest.h>
@@ -40,7 +40,7 @@ TEST(SweepCrdTest, TheTemplateIsTheJobSpec) {
   ASSERT_TRUE(tmpl.is_object());
   job.erase("description");
   tmpl.erase("description");
-  EXPECT_EQ(tmpl, job) << "copy the job CRD's spec schema into the sweep CRD's spec.template";
+  EXPECT_EQ(tmpl, job) << "run scripts/sync-sweep-crd";
 }
 
 TEST(SweepCrdTest, TheCrdDefaultsAreTheCoresDefaults) {

@@ -64,6 +64,10 @@ TEST(SweepTest, StatusRoundTrips) {
   t.time_to_goal_seconds = 120.5;
   t.wall_time_to_goal_seconds = 150;
   st.trials.push_back(t);
+  sweep::EpochPoint point;
+  point.epoch = 1;
+  point.validation_loss = 1.7;
+  st.history.push_back({point});
   st.start_time = 1795000000;
   st.observed_generation = 2;
   const Json j = SweepStatusToJson(st);
@@ -82,6 +86,11 @@ TEST(SweepTest, StatusRoundTrips) {
   EXPECT_EQ(back.trials[0].best_validation_loss, 1.55);
   EXPECT_TRUE(std::isnan(back.trials[0].best_validation_accuracy));
   EXPECT_EQ(back.trials[0].time_to_goal_seconds, 120.5);
+  ASSERT_EQ(back.history.size(), 1u);
+  ASSERT_EQ(back.history[0].size(), 1u);
+  EXPECT_EQ(back.history[0][0].epoch, 1);
+  EXPECT_EQ(back.history[0][0].validation_loss, 1.7);
+  EXPECT_TRUE(std::isnan(back.history[0][0].validation_accuracy));
   EXPECT_EQ(back.start_time, st.start_time);
   EXPECT_FALSE(back.completion_time);
   EXPECT_EQ(back.observed_generation, 2);

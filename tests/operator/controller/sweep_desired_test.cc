@@ -171,5 +171,34 @@ TEST(SweepDesiredTest, MedianStoppingSuspendsALaggingTrial) {
   EXPECT_EQ(a.status.counts.stopped, 1);
 }
 
+TEST(SweepDesiredTest, MedianStoppingComparesAtTheSameEpochFromTheHistory) {
+  api::Sweep sw = TestSweep(
+      R"({"spec": {"parameters": [{"name": "training.learningRate",
+          "values": [0.001, 0.002, 0.003]}], "parallelTrialCount": 3,
+          "stopTrialAtGoal": false, "earlyStopping": {"algorithm": "medianStop",
+          "minTrialsRequired": 2}}})");
+  auto at = [&](int index, int epoch, double loss) {
+    return Observed(
+        sw, index,
+        {{"phase", "Running"}, {"progress", {{"epoch", epoch}, {"validationLoss", loss}}}});
+  };
+  SweepActions a = Decide(sw, {at(0, 1, 1.9), at(1, 1, 2.0), Observed(sw, 2)});
+  EXPECT_TRUE(a.stop.empty());
+  sw.status = a.status;
+  a = Decide(sw, {at(0, 3, 1.5), at(1, 3, 1.6), Observed(sw, 2)});
+  EXPECT_TRUE(a.stop.empty());
+  ASSERT_EQ(a.status.history[0].size(), 2u);
+  EXPECT_EQ(a.status.history[0][0].epoch, 1);
+  EXPECT_EQ(a.status.history[0][1].validation_loss, 1.5);
+  // Trial 2 after epoch 1 is behind the others' epoch-1 values: stopped, though they moved on.
+  sw.status = a.status;
+  a = Decide(sw, {at(0, 3, 1.5), at(1, 3, 1.6), at(2, 1, 2.5)});
+  EXPECT_EQ(a.stop, std::vector<std::string>{"sw-002"});
+  // Trial 2 after epoch 1 ahead of them (1.8 < median of 1.9 and 2.0): it runs on.
+  sw.status.history[2].clear();
+  a = Decide(sw, {at(0, 3, 1.5), at(1, 3, 1.6), at(2, 1, 1.8)});
+  EXPECT_TRUE(a.stop.empty());
+}
+
 }  // namespace
 }  // namespace petname::controller
