@@ -28,8 +28,9 @@ int64_t GridSize(const Parameter& p);
 //  - grid: the Cartesian product, the last parameter varying fastest, cut to
 //    max_trial_count when that is set;
 //  - random: max_trial_count (default 10) draws from a generator seeded with spec.seed; a list
-//    is sampled uniformly, a range uniformly (scale log: uniformly in log space; integer
-//    parameters rounded to the nearest integer, the step grid when step > 0).
+//    is sampled uniformly; a linear range with a step (integer parameters: step 1 when not
+//    given) uniformly among its grid points, one without uniformly in [min, max]; scale log
+//    uniformly in log space, then rounded to the nearest grid point / integer.
 // Fails only for a spec SweepSpecFromJson would refuse.
 Status ExpandTrials(const SweepSpec& spec, std::vector<Assignment>* out);
 

@@ -196,10 +196,11 @@ Status ParseObjective(const Json& j, Objective* out) {
 Status ParseEarlyStopping(const Json& j, SweepSpec* out) {
   if (!j.is_object()) return Refuse("spec.earlyStopping", "must be an object");
   PETNAME_RETURN_IF_ERROR(CheckKeys(j, "spec.earlyStopping", {"algorithm", "minTrialsRequired"}));
-  if (!j.contains("algorithm") || j["algorithm"] != "medianStop") {
+  if (!j.contains("algorithm"))
+    return Refuse("spec.earlyStopping.algorithm", "required (medianStop)");
+  if (j["algorithm"] != "medianStop") {
     return Refuse("spec.earlyStopping.algorithm",
-                  "unknown algorithm " + (j.contains("algorithm") ? j["algorithm"].dump() : "") +
-                      " (medianStop)");
+                  "unknown algorithm " + j["algorithm"].dump() + " (medianStop)");
   }
   out->median_stopping = true;
   int64_t min_trials = out->median_stopping_min_trials;

@@ -47,9 +47,10 @@ struct Value {
 
 enum class Scale { kLinear, kLog };
 
-// {name, values: [...]} or {name, min, max, step} (grid) / {name, min, max} (random; scale
-// log samples uniformly in log space). `values` is filled in for a list; for a range the
-// grid's values are Expand()ed (expand.h).
+// {name, values: [...]} or {name, min, max, step} (grid) / {name, min, max, step?} (random;
+// scale log samples uniformly in log space; a grid ignores scale). `values` is filled in for a
+// list; a range's grid values come from GridValues (expand.h). Integer parameters take
+// integer min, max and step.
 struct Parameter {
   std::string name;
   std::vector<Value> values;  // non-empty for a list
@@ -70,7 +71,8 @@ struct Objective {
 };
 
 // Katib-style defaults: parallelTrialCount 3, maxTrialCount = every grid point (random: 10),
-// maxFailedTrialCount 0 = unset (any number of failures is tolerated until all trials end).
+// maxFailedTrialCount 0 = unset (any number of failures is tolerated until all trials end);
+// when set to N, the sweep fails once more than N trials failed (as Katib: failed > N).
 struct SweepSpec {
   Json job_template = Json::object();  // spec.template: a PetNameTrainingJob spec
   std::vector<Parameter> parameters;
@@ -96,7 +98,8 @@ inline constexpr int64_t kMaxGridTrials = 1000;
 // ...)", "spec.parameters[0].values: must not be empty", "spec.parameters[2]: min 0.1 > max
 // 0.01", "spec.parameters[2].step: must be > 0", "spec.parameters: the grid has 1200 trials
 // (at most 1000)", "spec.parallelTrialCount: must be >= 1", "spec.objective.goal: 1.5 is
-// outside validationAccuracy's range [0, 1]".
+// outside validationAccuracy's range [0, 1]". Also refused: unknown fields (a typo must not
+// be ignored silently), maxTrialCount over kMaxGridTrials, stopTrialAtGoal without a goal.
 Status SweepSpecFromJson(const Json& spec, SweepSpec* out);
 
 const char* MetricName(Metric metric);  // "validationLoss" | "validationAccuracy"

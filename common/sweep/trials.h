@@ -95,8 +95,9 @@ enum class SweepPhase { kCreated, kRunning, kSucceeded, kFailed };
 const char* SweepPhaseName(SweepPhase phase);  // "Created", "Running", "Succeeded", "Failed"
 
 // The sweep's phase and a one-line reason:
-//  - Failed when more trials failed than max_failed_trial_count (when set), or every trial
-//    ended and none succeeded or stopped;
+//  - Failed when more trials failed than max_failed_trial_count (when set, i.e. > 0: with 2,
+//    the third failure fails the sweep), or all `total` trials ended and none succeeded or
+//    stopped (failures alone never fail a sweep with trials still to create when unset);
 //  - Succeeded when every one of `total` trials has finished (Succeeded/Failed/Stopped) and at
 //    least one succeeded or stopped;
 //  - Running while any trial is created and unfinished; Created before.

@@ -133,6 +133,15 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
   t.Int("seed", &spec->seed);
   t.Number("validationFraction", &spec->validation_fraction);
   t.Int("threads", &spec->threads);
+  t.Int("warmupSteps", &spec->warmup_steps);
+  t.String("lrSchedule", &spec->lr_schedule);
+  if (t.Field("goal") != nullptr) {
+    spec->has_goal = true;
+    Reader goal = t.Child("goal");
+    goal.String("metric", &spec->goal_metric);
+    goal.Number("value", &spec->goal_value);
+    goal.Bool("stop", &spec->goal_stop);
+  }
 
   Reader ck = r.Child("checkpoint");
   ck.String("claimName", &spec->checkpoint_claim);
@@ -193,6 +202,17 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
   if (spec->clean_pod_policy != "Running" && spec->clean_pod_policy != "All" &&
       spec->clean_pod_policy != "None") {
     return Status::InvalidArgument("spec.runPolicy.cleanPodPolicy must be Running, All or None");
+  }
+  if (spec->warmup_steps < 0) {
+    return Status::InvalidArgument("spec.training.warmupSteps must be >= 0");
+  }
+  if (spec->lr_schedule != "constant" && spec->lr_schedule != "cosine") {
+    return Status::InvalidArgument("spec.training.lrSchedule must be constant or cosine");
+  }
+  if (spec->has_goal && spec->goal_metric != "validationLoss" &&
+      spec->goal_metric != "validationAccuracy") {
+    return Status::InvalidArgument(
+        "spec.training.goal.metric must be validationLoss or validationAccuracy");
   }
   if (spec->gang_scheduler != "coscheduling" && spec->gang_scheduler != "volcano") {
     return Status::InvalidArgument(

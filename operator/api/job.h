@@ -72,6 +72,14 @@ struct JobSpec {
   int64_t seed = 42;
   double validation_fraction = 0.05;
   int threads = 0;  // 0 = trainer default
+  int warmup_steps = 0;
+  std::string lr_schedule = "constant";  // constant or cosine
+  // training.goal: the trainer records when `goal_metric` first reaches `goal_value`
+  // (validationLoss <=, validationAccuracy >=) and, with goal_stop, ends the run there.
+  bool has_goal = false;
+  std::string goal_metric;  // validationLoss or validationAccuracy
+  double goal_value = 0;
+  bool goal_stop = false;
 
   std::string checkpoint_claim;  // "" = an emptyDir (checkpoints die with the pod)
   std::string checkpoint_path = "/checkpoints";

@@ -49,17 +49,6 @@ void PutNumber(Json* obj, const char* key, const std::optional<double>& v) {
   if (v && std::isfinite(*v)) (*obj)[key] = *v;
 }
 
-Condition ConditionFromJson(const Json& c) {
-  Condition out;
-  out.type = String(c, "type");
-  out.status = String(c, "status") == "True";
-  out.reason = String(c, "reason");
-  out.message = String(c, "message");
-  int64_t t = 0;
-  if (kube::ParseTime(String(c, "lastTransitionTime"), &t)) out.last_transition_time = t;
-  return out;
-}
-
 Progress ProgressFromJson(const Json& p) {
   Progress out;
   out.epoch = Int(p, "epoch");
@@ -71,6 +60,8 @@ Progress ProgressFromJson(const Json& p) {
   out.last_checkpoint_time = Time(p, "lastCheckpointTime");
   if (p.contains("checkpointFailures")) out.checkpoint_failures = Int(p, "checkpointFailures");
   out.update_time = Time(p, "updateTime");
+  out.goal_reached_training_seconds = Number(p, "goalReachedTrainingSeconds");
+  out.goal_reached_time = Time(p, "goalReachedTime");
   return out;
 }
 
@@ -100,6 +91,25 @@ bool IsFinished(JobPhase phase) {
   return phase == JobPhase::kSucceeded || phase == JobPhase::kFailed;
 }
 
+Condition ConditionFromJson(const Json& c) {
+  Condition out;
+  out.type = String(c, "type");
+  out.status = String(c, "status") == "True";
+  out.reason = String(c, "reason");
+  out.message = String(c, "message");
+  int64_t t = 0;
+  if (kube::ParseTime(String(c, "lastTransitionTime"), &t)) out.last_transition_time = t;
+  return out;
+}
+
+Json ConditionToJson(const Condition& c) {
+  return {{"type", c.type},
+          {"status", c.status ? "True" : "False"},
+          {"reason", c.reason},
+          {"message", c.message},
+          {"lastTransitionTime", kube::FormatTime(c.last_transition_time)}};
+}
+
 bool Condition::operator==(const Condition& o) const {
   return type == o.type && status == o.status && reason == o.reason && message == o.message &&
          last_transition_time == o.last_transition_time;
@@ -110,7 +120,9 @@ bool Progress::operator==(const Progress& o) const {
          validation_loss == o.validation_loss && validation_accuracy == o.validation_accuracy &&
          samples_per_second == o.samples_per_second &&
          last_checkpoint_time == o.last_checkpoint_time &&
-         checkpoint_failures == o.checkpoint_failures && update_time == o.update_time;
+         checkpoint_failures == o.checkpoint_failures && update_time == o.update_time &&
+         goal_reached_training_seconds == o.goal_reached_training_seconds &&
+         goal_reached_time == o.goal_reached_time;
 }
 
 bool JobStatus::operator==(const JobStatus& o) const {
@@ -157,6 +169,8 @@ Json ProgressToJson(const Progress& p) {
   PutTime(&out, "lastCheckpointTime", p.last_checkpoint_time);
   if (p.checkpoint_failures) out["checkpointFailures"] = *p.checkpoint_failures;
   PutTime(&out, "updateTime", p.update_time);
+  PutNumber(&out, "goalReachedTrainingSeconds", p.goal_reached_training_seconds);
+  PutTime(&out, "goalReachedTime", p.goal_reached_time);
   return out;
 }
 
@@ -171,11 +185,7 @@ Json JobStatusToJson(const JobStatus& s) {
   if (s.phase != JobPhase::kUnset) out["phase"] = PhaseName(s.phase);
   Json conds = Json::array();
   for (const Condition& c : s.conditions) {
-    conds.push_back({{"type", c.type},
-                     {"status", c.status ? "True" : "False"},
-                     {"reason", c.reason},
-                     {"message", c.message},
-                     {"lastTransitionTime", kube::FormatTime(c.last_transition_time)}});
+    conds.push_back(ConditionToJson(c));
   }
   out["conditions"] = std::move(conds);
   out["active"] = s.active;

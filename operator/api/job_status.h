@@ -45,6 +45,9 @@ struct Progress {
   std::optional<int64_t> last_checkpoint_time;
   std::optional<int64_t> checkpoint_failures;  // failed checkpoint saves of this run, when any
   std::optional<int64_t> update_time;          // when the scraper last saw a change
+  // training.goal first reached: training seconds (across resumes) and Unix time.
+  std::optional<double> goal_reached_training_seconds;
+  std::optional<int64_t> goal_reached_time;
 
   bool operator==(const Progress& o) const;
   bool operator!=(const Progress& o) const { return !(*this == o); }
@@ -80,5 +83,9 @@ JobPhase PhaseOf(const nlohmann::json& job);
 nlohmann::json JobStatusToJson(const JobStatus& status);
 
 nlohmann::json ProgressToJson(const Progress& progress);
+
+// One metav1.Condition (shared with PetNameTrainingSweep's status, sweep.h).
+Condition ConditionFromJson(const nlohmann::json& condition);
+nlohmann::json ConditionToJson(const Condition& condition);
 
 }  // namespace petname::api

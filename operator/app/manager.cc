@@ -26,6 +26,7 @@ Status Manager::Start() {
                PETNAME_VERSION, options_.ns.empty() ? "all namespaces" : "namespace " + options_.ns,
                config_.server, options_.workers, options_.qps, options_.burst);
   controller_->Start();
+  sweep_controller_->Start();
   if (elector_ == nullptr) {
     Lead();
     return Status::Ok();
@@ -51,6 +52,7 @@ void Manager::Stop() {
   if (scraper_ != nullptr) scraper_->Stop();
   client_->Shutdown();
   controller_->Stop();
+  sweep_controller_->Stop();
   if (elector_ != nullptr) elector_->Release();
 }
 
@@ -84,6 +86,7 @@ void Manager::MakeController() {
   controller_ = std::make_unique<controller::Controller>(
       client_.get(),
       controller::ControllerOptions{options_.ns, options_.workers, &metrics_, &progress_store_});
+  sweep_controller_ = std::make_unique<controller::SweepController>(client_.get(), options_.ns);
   controller::Controller* ctrl = controller_.get();
   metrics_.SetSources({[ctrl] { return ctrl->queue_stats(); }, [ctrl] { return ctrl->lists(); },
                        [ctrl] { return ctrl->JobsByPhase(); },
@@ -116,6 +119,7 @@ Status Manager::StartEndpoints() {
 
 void Manager::Lead() {
   controller_->StartWorkers();
+  sweep_controller_->StartWorkers();
   if (scraper_ != nullptr) scraper_->Start();
 }
 

@@ -14,6 +14,7 @@
 #include "common/status.h"
 #include "operator/app/options.h"
 #include "operator/controller/controller.h"
+#include "operator/controller/sweep_controller.h"
 #include "operator/endpoints.h"
 #include "operator/kube/leader_election.h"
 #include "operator/kube/rest_client.h"
@@ -53,6 +54,7 @@ class Manager {
   std::unique_ptr<kube::LeaderElector> elector_;
   progress::ProgressStore progress_store_;
   std::unique_ptr<controller::Controller> controller_;
+  std::unique_ptr<controller::SweepController> sweep_controller_;
   std::unique_ptr<progress::ProgressScraper> scraper_;
   std::unique_ptr<HttpServer> health_;
   std::unique_ptr<HttpServer> metrics_endpoint_;

@@ -235,10 +235,18 @@ std::vector<std::string> TrainArgs(const api::JobSpec& s) {
       std::to_string(s.checkpoint_every_epochs),
       "--keep",
       std::to_string(s.checkpoint_keep),
+      "--warmup-steps",
+      std::to_string(s.warmup_steps),
+      "--lr-schedule",
+      s.lr_schedule,
       "--resume",
       "--metrics-port",
       std::to_string(s.metrics_port),
   };
+  if (s.has_goal) {
+    args.insert(args.end(), {"--goal", s.goal_metric + "=" + FormatDouble(s.goal_value)});
+    if (s.goal_stop) args.emplace_back("--stop-at-goal");
+  }
   const int procs = api::ProcessesPerPod(s);
   if (procs > 1) args.insert(args.begin(), {"--nproc", std::to_string(procs)});
   if (!s.dataset_column.empty()) args.insert(args.end(), {"--column", s.dataset_column});

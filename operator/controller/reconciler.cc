@@ -24,12 +24,12 @@ using Json = nlohmann::json;
 // waiting for a whole batch), up to this bound.
 constexpr size_t kMaxInFlight = 16;
 
+}  // namespace
+
 std::string ApiMessage(const kube::Response& r) {
   std::string msg = kube::StringAt(r.body, "/message");
   return "HTTP " + std::to_string(r.code) + (msg.empty() ? "" : ": " + msg);
 }
-
-}  // namespace
 
 std::string CorePath(const std::string& ns, const std::string& kind) {
   std::string plural = kind == "Pod" ? "pods" : "services";

@@ -76,6 +76,8 @@ class Reconciler {
   std::atomic<int64_t> creates_{0};
 };
 
+// "HTTP 422: <the server's message>" for logs and events.
+std::string ApiMessage(const kube::Response& response);
 // The collection path of `kind` ("Pod", "Service") in namespace `ns`.
 std::string CorePath(const std::string& ns, const std::string& kind);
 // The PetNameTrainingJob collection in `ns` ("" = all namespaces).

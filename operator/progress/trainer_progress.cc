@@ -93,6 +93,8 @@ Sample SampleFromExposition(const std::string& text) {
   s.world_size = std::max<int64_t>(1, static_cast<int64_t>(Get(m, metrics::kWorldSize, 1)));
   s.checkpoint_unix = Get(m, metrics::kCheckpointLastSuccessTimestampSeconds, 0);
   s.checkpoint_failures = SumOfSeries(text, metrics::kCheckpointFailuresTotal);
+  s.goal_training_seconds = Get(m, metrics::kGoalReachedTrainingSeconds, -1);
+  s.goal_unix = Get(m, metrics::kGoalReachedTimestampSeconds, 0);
   return s;
 }
 
@@ -116,6 +118,11 @@ api::Progress ProgressFromSample(const Sample& now, const Sample* prev, double s
   }
   if (now.checkpoint_failures >= 1 && std::isfinite(now.checkpoint_failures)) {
     p.checkpoint_failures = static_cast<int64_t>(now.checkpoint_failures);
+  }
+  if (now.goal_training_seconds >= 0)
+    p.goal_reached_training_seconds = Finite(now.goal_training_seconds);
+  if (now.goal_unix > 0 && std::isfinite(now.goal_unix)) {
+    p.goal_reached_time = static_cast<int64_t>(now.goal_unix);
   }
   return p;
 }

@@ -26,8 +26,10 @@ struct Sample {
   double validation_accuracy = -1;
   double samples_total = 0;  // this rank's counter
   int64_t world_size = 1;
-  double checkpoint_unix = 0;      // 0: none yet
-  double checkpoint_failures = 0;  // checkpoint saves that failed, every reason
+  double checkpoint_unix = 0;         // 0: none yet
+  double checkpoint_failures = 0;     // checkpoint saves that failed, every reason
+  double goal_training_seconds = -1;  // < 0: goal not reached (or none)
+  double goal_unix = 0;               // 0: goal not reached
 };
 
 Sample SampleFromExposition(const std::string& text);

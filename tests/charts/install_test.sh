@@ -113,8 +113,8 @@ fi
 check "helm install (cluster scope, leader election)" "$HELM" --kubeconfig "$DIR/kubeconfig" \
   install rel "$ROOT/charts/petname-operator" --namespace "$NS" --create-namespace \
   --set leaderElection.enabled=true
-check "CRD established" k wait --for condition=established --timeout 60s \
-  crd/petnametrainingjobs.petname.dev
+check "CRDs established" k wait --for condition=established --timeout 60s \
+  crd/petnametrainingjobs.petname.dev crd/petnametrainingsweeps.petname.dev
 check "Deployment accepted" k -n "$NS" get deployment rel-petname-operator
 check "Deployment rolled into a ReplicaSet by the controller manager" eventually 60 has_replicaset
 check "dashboard ConfigMap labelled grafana_dashboard=1" has_dashboard
@@ -135,6 +135,12 @@ check "RBAC: no pod updates" cannot update pods -n default
 check "RBAC: no service deletes" cannot delete services -n default
 check "RBAC: no secrets" cannot get secrets -n default
 check "RBAC: no spec writes on jobs" cannot update petnametrainingjobs.petname.dev -n default
+check "RBAC: create trial jobs (sweeps)" can create petnametrainingjobs.petname.dev -n default
+check "RBAC: patch trial jobs (sweeps stop trials)" can patch petnametrainingjobs.petname.dev -n default
+check "RBAC: watch sweeps in all namespaces" can watch petnametrainingsweeps.petname.dev -A
+check "RBAC: update sweep status" can update petnametrainingsweeps.petname.dev --subresource status -n default
+check "RBAC: no spec writes on sweeps" cannot update petnametrainingsweeps.petname.dev -n default
+check "RBAC: no sweep deletes" cannot delete petnametrainingsweeps.petname.dev -n default
 check "RBAC: no deployments" cannot create deployments.apps -n default
 lease_rbac() {
   local verb

@@ -22,11 +22,20 @@ HELM = sys.argv[1] if len(sys.argv) > 1 else "helm"
 
 # What operator/ does through the API (informers: list + watch; reconciler: create, get on a
 # 409, delete pods, PUT status, delete jobs after their TTL, create Events, get/create
-# PodGroups). The chart must grant exactly this and nothing more.
+# PodGroups; sweep reconciler: create trial jobs, patch them to suspend a stopped trial, PUT the
+# sweep's status, and owner references with blockOwnerDeletion, which need update on the
+# sweeps' finalizers where OwnerReferencesPermissionEnforcement is on). The chart must grant
+# exactly this and nothing more.
 OPERATOR_RULES = [
     {"apiGroups": ["petname.dev"], "resources": ["petnametrainingjobs"],
-     "verbs": ["get", "list", "watch", "delete"]},
+     "verbs": ["get", "list", "watch", "create", "patch", "delete"]},
     {"apiGroups": ["petname.dev"], "resources": ["petnametrainingjobs/status"],
+     "verbs": ["update"]},
+    {"apiGroups": ["petname.dev"], "resources": ["petnametrainingsweeps"],
+     "verbs": ["get", "list", "watch"]},
+    {"apiGroups": ["petname.dev"], "resources": ["petnametrainingsweeps/status"],
+     "verbs": ["update"]},
+    {"apiGroups": ["petname.dev"], "resources": ["petnametrainingsweeps/finalizers"],
      "verbs": ["update"]},
     {"apiGroups": [""], "resources": ["pods"],
      "verbs": ["get", "list", "watch", "create", "delete"]},

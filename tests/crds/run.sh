@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tests the PetNameTrainingJob CRD against a REAL kube-apiserver.
+# Tests the PetNameTrainingJob and PetNameTrainingSweep CRDs against a REAL kube-apiserver.
 #
 #   tests/crds/run.sh KUBECONFIG
 #
@@ -21,9 +21,11 @@ source "$ROOT/tests/cluster/env.sh"
 KC=${1:?usage: run.sh KUBECONFIG}
 [[ -x $KUBECTL ]] || { echo "kubectl not cached at $KUBECTL; run tests/cluster/build.sh" >&2; exit 2; }
 CRD="$ROOT/crds/petname.dev_petnametrainingjobs.yaml"
+SWEEP_CRD="$ROOT/crds/petname.dev_petnametrainingsweeps.yaml"
 EXAMPLE="$ROOT/examples/cpu-job.yaml"
 NS="crd-test-$$-$RANDOM"
 API="/apis/petname.dev/v1alpha1/namespaces/$NS/petnametrainingjobs"
+SWEEP_API="/apis/petname.dev/v1alpha1/namespaces/$NS/petnametrainingsweeps"
 TMP=$(mktemp -d)
 PASS=0
 FAIL=0
@@ -57,6 +59,8 @@ trap cleanup EXIT
 check "apply CRD" k apply -f "$CRD"
 check "CRD Established" k wait --for=condition=Established --timeout=60s crd/petnametrainingjobs.petname.dev
 check "CRD NamesAccepted" k wait --for=condition=NamesAccepted --timeout=60s crd/petnametrainingjobs.petname.dev
+check "apply sweep CRD" k apply -f "$SWEEP_CRD"
+check "sweep CRD Established" k wait --for=condition=Established --timeout=60s crd/petnametrainingsweeps.petname.dev
 # explain_ok: the descriptions, read with kubectl's line wrapping undone
 explain_ok() {
   k explain pntj.spec.training >"$TMP/explain" 2>&1 &&
@@ -96,6 +100,7 @@ declare -A DEFAULTS=(
   [.spec.dataset.volume.mountPath]=/data [.spec.dataset.volume.readOnly]=true
   [.spec.training.epochs]=2 [.spec.training.batchSizePerReplica]=4096 [.spec.training.learningRate]=0.001
   [.spec.training.precision]=fp32 [.spec.training.seed]=42 [.spec.training.validationFraction]=0.05
+  [.spec.training.warmupSteps]=0 [.spec.training.lrSchedule]=constant
   [.spec.checkpoint.path]=/checkpoints [.spec.checkpoint.everyEpochs]=1 [.spec.checkpoint.keep]=3
   [.spec.runPolicy.restartPolicy]=OnFailure [.spec.runPolicy.backoffLimit]=3
   [.spec.runPolicy.cleanPodPolicy]=Running [.spec.runPolicy.suspend]=false
@@ -116,6 +121,9 @@ if [[ -z $absent ]]; then pass "no defaults for backend, training.threads, statu
 for f in "$HERE"/valid/*.yaml; do
   check "valid $(basename "$f") accepted" k apply --validate=strict -n "$NS" -f "$f"
 done
+got=$(k get pnts sweep-full -n "$NS" -o 'jsonpath={.spec.parameters[0].scale}/{.spec.template.training.seed}/{.spec.objective.metric}' 2>&1 || true)
+if [[ $got == log/42/validationLoss ]]; then pass "sweep kept its fields and got the template's defaults"; else
+  fail "sweep kept its fields and got the template's defaults" "got: $got"; fi
 if [[ $(k get pntj gloo-gpu -n "$NS" -o 'jsonpath={.spec.resources.memory}' 2>&1) == 1073741824 ]]; then
   pass "integer quantity kept as integer"; else fail "integer quantity kept as integer"; fi
 
@@ -125,6 +133,8 @@ for f in "$HERE"/invalid/*.yaml; do
   expect=$(sed -n 's/^# expect: //p;T;q' "$f")
   if [[ -z $expect ]]; then fail "invalid/$name has an '# expect:' line"; continue; fi
   objname=$(k create --dry-run=client -n "$NS" -o 'jsonpath={.metadata.name}' -f "$f" 2>/dev/null || true)
+  api=$API
+  [[ $(sed -n 's/^kind: //p' "$f") != PetNameTrainingSweep ]] || api=$SWEEP_API
   # 1) kubectl apply --validate=strict (server-side strict field validation)
   if out=$(k apply --validate=strict -n "$NS" -f "$f" 2>&1); then
     fail "invalid/$name rejected by kubectl apply --validate=strict" "accepted: $out"
@@ -137,9 +147,9 @@ for f in "$HERE"/invalid/*.yaml; do
   # 2) raw POST to the API server with ?fieldValidation=Strict (no kubectl client-side logic)
   if ! k create --dry-run=client -n "$NS" -o json -f "$f" >"$TMP/$name.json" 2>"$TMP/$name.err"; then
     fail "invalid/$name rejected by POST ?fieldValidation=Strict" "$(cat "$TMP/$name.err")"
-  elif out=$(k create --raw "$API?fieldValidation=Strict" -f "$TMP/$name.json" 2>&1); then
+  elif out=$(k create --raw "$api?fieldValidation=Strict" -f "$TMP/$name.json" 2>&1); then
     fail "invalid/$name rejected by POST ?fieldValidation=Strict" "accepted: $out"
-    k delete pntj -n "$NS" "$objname" --ignore-not-found >/dev/null 2>&1 || true
+    k delete -n "$NS" -f "$f" --ignore-not-found >/dev/null 2>&1 || true
   elif grep -qF -- "$expect" <<<"$out"; then
     pass "invalid/$name rejected by POST ?fieldValidation=Strict"
   else

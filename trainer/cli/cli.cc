@@ -40,7 +40,7 @@ struct TrainFlags {
   std::string precision = train::kDefaultPrecision;
   std::string lstm_impl = "auto";
   bool no_tf32 = false;
-  std::string lr_schedule = "constant";
+  std::string lr_schedule = train::kDefaultLrSchedule;
   std::string summary_json;
   int metrics_port = 0;  // 0: no /metrics
   std::string metrics_address = "0.0.0.0";

@@ -15,5 +15,7 @@ inline constexpr uint64_t kDefaultSeed = 42;
 inline constexpr char kDefaultPrecision[] = "fp32";
 inline constexpr int64_t kDefaultCheckpointEveryEpochs = 1;
 inline constexpr int kDefaultKeep = 3;  // checkpoints kept
+inline constexpr int64_t kDefaultWarmupSteps = 0;
+inline constexpr char kDefaultLrSchedule[] = "constant";
 
 }  // namespace petname::train

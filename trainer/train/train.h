@@ -44,7 +44,7 @@ struct TrainOptions {
   int64_t epochs = kDefaultEpochs;              // total; a resumed run continues up to it
   int64_t batch_size = kDefaultBatchSize;       // per rank
   double learning_rate = kDefaultLearningRate;  // the schedule's base rate
-  int64_t warmup_steps = 0;                     // linear warm-up (lr_schedule.h)
+  int64_t warmup_steps = kDefaultWarmupSteps;   // linear warm-up (lr_schedule.h)
   LrDecay lr_decay = LrDecay::kConstant;
   uint64_t seed = kDefaultSeed;
   int threads = 1;             // intra-op threads

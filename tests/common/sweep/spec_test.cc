@@ -129,6 +129,8 @@ TEST(SweepSpecTest, RefusesBadSpecsWithOneLine) {
        "spec.parameters[0].scale: \"ln\" is not linear or log"},
       {R"("parameters": [{"name": "training.epochs", "min": 1, "max": 2.5, "step": 1}])",
        "spec.parameters[0].max: 2.5 is not an integer"},
+      {R"("parameters": [{"name": "replicas", "min": 1, "max": 4, "step": 0.5}])",
+       "spec.parameters[0].step: 0.5 is not an integer"},
       {R"("parameters": [{"name": "replicas", "values": [1], "min": 1}])",
        "spec.parameters[0]: give either values or min and max"},
       {R"("parameters": [{"name": "replicas", "min": 1}])",
@@ -179,6 +181,7 @@ TEST(SweepSpecTest, RefusesBadTopLevelFields) {
        "spec.earlyStopping.algorithm: unknown algorithm \"hyperband\" (medianStop)"},
       {R"("earlyStopping": {"algorithm": "medianStop", "minTrialsRequired": 0})",
        "spec.earlyStopping.minTrialsRequired: must be >= 1"},
+      {R"("earlyStopping": {})", "spec.earlyStopping.algorithm: required (medianStop)"},
       {R"("maxTrialcount": 4)", "spec.maxTrialcount: unknown field"},
   };
   for (const BadField& c : cases) {

@@ -42,6 +42,8 @@ std::map<std::string, Field> Fields(const JobSpec& s) {
       {"spec.training.seed", {s.seed, train::kDefaultSeed}},
       {"spec.training.validationFraction",
        {s.validation_fraction, data::EncodeOptions{}.validation_fraction}},
+      {"spec.training.warmupSteps", {s.warmup_steps, train::kDefaultWarmupSteps}},
+      {"spec.training.lrSchedule", {s.lr_schedule, train::kDefaultLrSchedule}},
       {"spec.checkpoint.path", {s.checkpoint_path, ""}},  // no --checkpoint-dir: none
       {"spec.checkpoint.everyEpochs",
        {s.checkpoint_every_epochs, train::kDefaultCheckpointEveryEpochs}},

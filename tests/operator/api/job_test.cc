@@ -129,6 +129,24 @@ TEST(JobTest, ProcessesPerPodAndWorldSize) {
   }
 }
 
+TEST(JobTest, ReadsTheScheduleAndTheGoal) {
+  Json obj = Minimal();
+  Job job;
+  ASSERT_TRUE(JobFromJson(obj, &job).ok());
+  EXPECT_EQ(job.spec.warmup_steps, 0);
+  EXPECT_EQ(job.spec.lr_schedule, "constant");
+  EXPECT_FALSE(job.spec.has_goal);
+  obj["spec"]["training"] = Json::parse(R"({"warmupSteps": 100, "lrSchedule": "cosine",
+    "goal": {"metric": "validationAccuracy", "value": 0.55, "stop": true}})");
+  ASSERT_TRUE(JobFromJson(obj, &job).ok());
+  EXPECT_EQ(job.spec.warmup_steps, 100);
+  EXPECT_EQ(job.spec.lr_schedule, "cosine");
+  EXPECT_TRUE(job.spec.has_goal);
+  EXPECT_EQ(job.spec.goal_metric, "validationAccuracy");
+  EXPECT_EQ(job.spec.goal_value, 0.55);
+  EXPECT_TRUE(job.spec.goal_stop);
+}
+
 TEST(JobTest, RejectsWhatTheOperatorCannotActOn) {
   const std::pair<const char*, const char*> cases[] = {
       {R"({"replicas": 0})", "replicas"},
@@ -150,6 +168,12 @@ TEST(JobTest, RejectsWhatTheOperatorCannotActOn) {
       {R"({"resources": {"processesPerReplica": -1}})", "processesPerReplica must be 1 to 64"},
       {R"({"resources": {"processesPerReplica": 2, "gpusPerReplica": 4}})",
        "processesPerReplica must equal gpusPerReplica"},
+      {R"({"training": {"warmupSteps": -1}})", "spec.training.warmupSteps must be >= 0"},
+      {R"({"training": {"lrSchedule": "step"}})", "spec.training.lrSchedule must be constant or"},
+      {R"({"training": {"goal": {"metric": "trainLoss", "value": 1}}})",
+       "spec.training.goal.metric must be validationLoss or validationAccuracy"},
+      {R"({"training": {"goal": {"metric": "validationLoss", "value": "low"}}})",
+       "spec.training.goal.value must be a number"},
   };
   for (const auto& [patch, want] : cases) {
     Json obj = Minimal();

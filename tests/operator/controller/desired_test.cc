@@ -106,6 +106,20 @@ TEST(DesiredTest, TrainingSettingsBecomeArgs) {
   EXPECT_EQ(Flag(pod, "--nproc"), "<missing>");
   EXPECT_EQ(pod["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"], "1");
   EXPECT_EQ(Ports(pod), (std::vector<std::string>{"metrics=9100", "rendezvous=29500"}));
+  EXPECT_EQ(Flag(pod, "--warmup-steps"), "0");
+  EXPECT_EQ(Flag(pod, "--lr-schedule"), "constant");
+  EXPECT_EQ(Flag(pod, "--goal"), "<missing>");
+}
+
+TEST(DesiredTest, TheGoalAndScheduleBecomeArgs) {
+  api::Job job = TestJob(1, R"({"spec": {"training": {"warmupSteps": 50, "lrSchedule": "cosine",
+    "goal": {"metric": "validationLoss", "value": 1.5, "stop": true}}}})");
+  const Json pod = Desired(job).pods[0];
+  EXPECT_EQ(Flag(pod, "--warmup-steps"), "50");
+  EXPECT_EQ(Flag(pod, "--lr-schedule"), "cosine");
+  EXPECT_EQ(Flag(pod, "--goal"), "validationLoss=1.5");
+  const std::vector<std::string> args = Args(pod);
+  EXPECT_NE(std::find(args.begin(), args.end(), "--stop-at-goal"), args.end());
 }
 
 TEST(DesiredTest, SeveralProcessesPerPod) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The corpus of invalid PetNameTrainingJobs, tests/crds/invalid/*.yaml (the CRD test reads it too):
+# The corpus of invalid PetNameTrainingJobs and PetNameTrainingSweeps, tests/crds/invalid/*.yaml (the CRD test reads it too):
 # the API server must reject each one, with a message containing the file's "# expect:" text.
 # Nothing may be created.
 source "$(dirname "$0")/lib.sh"
@@ -17,4 +17,5 @@ for cr in "$(dirname "$0")"/../../crds/invalid/*.yaml; do
 done
 ((n >= 30)) || fail "only $n invalid CRs in the corpus"
 [[ $(k get pntj -o json | jq '.items | length') == 0 ]] || fail "an invalid job was stored"
+[[ $(k get pnts -o json | jq '.items | length') == 0 ]] || fail "an invalid sweep was stored"
 log "PASS ($n invalid CRs rejected)"

@@ -86,6 +86,21 @@ TEST(TrainerProgressTest, CheckpointFailuresAddUpOverReasons) {
   EXPECT_EQ(api::ProgressToJson(p)["checkpointFailures"], 3);
 }
 
+TEST(TrainerProgressTest, GoalReachedOnlyOnceTheTrainerSaysSo) {
+  api::Progress before = ProgressFromSample(SampleFromExposition(kAfterEpoch2), nullptr, 0);
+  EXPECT_FALSE(before.goal_reached_training_seconds);
+  EXPECT_FALSE(api::ProgressToJson(before).contains("goalReachedTime"));
+  const std::string reached = std::string(kAfterEpoch2) +
+                              "petname_goal_reached_training_seconds 151.5\n"
+                              "petname_goal_reached_timestamp_seconds 1795000100\n";
+  api::Progress p = ProgressFromSample(SampleFromExposition(reached), nullptr, 0);
+  EXPECT_EQ(p.goal_reached_training_seconds, std::optional<double>(151.5));
+  EXPECT_EQ(p.goal_reached_time, std::optional<int64_t>(1795000100));
+  const nlohmann::json j = api::ProgressToJson(p);
+  EXPECT_EQ(j["goalReachedTrainingSeconds"], 151.5);
+  EXPECT_EQ(api::JobStatusFromJson({{"progress", j}}).progress, p);
+}
+
 TEST(TrainerProgressTest, NotATrainerExposition) {
   EXPECT_FALSE(SampleFromExposition("process_open_fds 7\n").valid);
   EXPECT_FALSE(SampleFromExposition("").valid);

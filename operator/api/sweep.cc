@@ -1,0 +1,205 @@
+#include "operator/api/sweep.h"
+
+#include <cmath>
+
+#include "operator/kube/time.h"
+
+namespace petname::api {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr sweep::SweepPhase kSweepPhases[] = {
+    sweep::SweepPhase::kCreated, sweep::SweepPhase::kRunning, sweep::SweepPhase::kSucceeded,
+    sweep::SweepPhase::kFailed};
+
+std::string String(const Json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+int Int(const Json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_number_integer() ? it->get<int>() : 0;
+}
+
+double Number(const Json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_number() ? it->get<double>() : sweep::kNaN;
+}
+
+std::optional<int64_t> Time(const Json& obj, const char* key) {
+  int64_t t = 0;
+  if (!kube::ParseTime(String(obj, key), &t)) return std::nullopt;
+  return t;
+}
+
+void PutNumber(Json* obj, const char* key, double v) {
+  if (std::isfinite(v)) (*obj)[key] = v;
+}
+
+void PutTime(Json* obj, const char* key, const std::optional<int64_t>& t) {
+  if (t) (*obj)[key] = kube::FormatTime(*t);
+}
+
+sweep::Trial TrialFromJson(const Json& t) {
+  sweep::Trial out;
+  out.name = String(t, "name");
+  auto params = t.find("parameters");
+  if (params != t.end() && params->is_object()) {
+    for (const auto& [name, v] : params->items()) {
+      sweep::Value value;
+      if (v.is_string()) {
+        value.text = v.get<std::string>();
+        value.is_text = true;
+      } else if (v.is_number()) {
+        value.number = v.get<double>();
+      } else {
+        continue;
+      }
+      out.parameters.emplace_back(name, value);
+    }
+  }
+  if (!sweep::TrialPhaseFromName(String(t, "phase"), &out.phase)) {
+    out.phase = sweep::TrialPhase::kPending;
+  }
+  out.epochs = Int(t, "epochs");
+  out.best_validation_loss = Number(t, "bestValidationLoss");
+  out.best_validation_accuracy = Number(t, "bestValidationAccuracy");
+  out.samples_per_second = Number(t, "samplesPerSecond");
+  out.wall_seconds = Number(t, "wallSeconds");
+  out.time_to_goal_seconds = Number(t, "timeToGoalSeconds");
+  out.wall_time_to_goal_seconds = Number(t, "wallTimeToGoalSeconds");
+  out.message = String(t, "message");
+  return out;
+}
+
+std::vector<sweep::EpochPoint> HistoryFromJson(const Json& t) {
+  std::vector<sweep::EpochPoint> out;
+  auto history = t.find("history");
+  if (history == t.end() || !history->is_array()) return out;
+  for (const Json& h : *history) {
+    if (!h.is_object()) continue;
+    sweep::EpochPoint point;
+    point.epoch = Int(h, "epoch");
+    point.validation_loss = Number(h, "validationLoss");
+    point.validation_accuracy = Number(h, "validationAccuracy");
+    out.push_back(point);
+  }
+  return out;
+}
+
+Json HistoryToJson(const std::vector<sweep::EpochPoint>& history) {
+  Json out = Json::array();
+  for (const sweep::EpochPoint& point : history) {
+    Json h = {{"epoch", point.epoch}};
+    PutNumber(&h, "validationLoss", point.validation_loss);
+    PutNumber(&h, "validationAccuracy", point.validation_accuracy);
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+Json TrialToJson(const sweep::Trial& t) {
+  Json params = Json::object();
+  for (const auto& [name, value] : t.parameters) params[name] = value.ToJson();
+  Json out = {{"name", t.name},
+              {"parameters", std::move(params)},
+              {"phase", sweep::TrialPhaseName(t.phase)},
+              {"epochs", t.epochs}};
+  PutNumber(&out, "bestValidationLoss", t.best_validation_loss);
+  PutNumber(&out, "bestValidationAccuracy", t.best_validation_accuracy);
+  PutNumber(&out, "samplesPerSecond", t.samples_per_second);
+  PutNumber(&out, "wallSeconds", t.wall_seconds);
+  PutNumber(&out, "timeToGoalSeconds", t.time_to_goal_seconds);
+  PutNumber(&out, "wallTimeToGoalSeconds", t.wall_time_to_goal_seconds);
+  if (!t.message.empty()) out["message"] = t.message;
+  return out;
+}
+
+}  // namespace
+
+SweepStatus SweepStatusFromJson(const Json& status) {
+  SweepStatus out;
+  if (!status.is_object()) return out;
+  const std::string phase = String(status, "phase");
+  for (sweep::SweepPhase p : kSweepPhases) {
+    if (phase == sweep::SweepPhaseName(p)) out.phase = p;
+  }
+  auto conds = status.find("conditions");
+  if (conds != status.end() && conds->is_array()) {
+    for (const Json& c : *conds) {
+      if (c.is_object()) out.conditions.push_back(ConditionFromJson(c));
+    }
+  }
+  out.counts.trials = Int(status, "trials");
+  out.counts.pending = Int(status, "trialsPending");
+  out.counts.running = Int(status, "trialsRunning");
+  out.counts.succeeded = Int(status, "trialsSucceeded");
+  out.counts.failed = Int(status, "trialsFailed");
+  out.counts.stopped = Int(status, "trialsStopped");
+  out.best_trial = String(status, "bestTrial");
+  auto trials = status.find("trialStatuses");
+  if (trials != status.end() && trials->is_array()) {
+    for (const Json& t : *trials) {
+      if (!t.is_object()) continue;
+      out.trials.push_back(TrialFromJson(t));
+      out.history.push_back(HistoryFromJson(t));
+    }
+  }
+  out.start_time = Time(status, "startTime");
+  out.completion_time = Time(status, "completionTime");
+  auto gen = status.find("observedGeneration");
+  if (gen != status.end() && gen->is_number_integer())
+    out.observed_generation = gen->get<int64_t>();
+  return out;
+}
+
+Json SweepStatusToJson(const SweepStatus& s) {
+  Json out = {{"phase", sweep::SweepPhaseName(s.phase)}};
+  Json conds = Json::array();
+  for (const Condition& c : s.conditions) conds.push_back(ConditionToJson(c));
+  out["conditions"] = std::move(conds);
+  out["trials"] = s.counts.trials;
+  out["trialsPending"] = s.counts.pending;
+  out["trialsRunning"] = s.counts.running;
+  out["trialsSucceeded"] = s.counts.succeeded;
+  out["trialsFailed"] = s.counts.failed;
+  out["trialsStopped"] = s.counts.stopped;
+  if (!s.best_trial.empty()) out["bestTrial"] = s.best_trial;
+  Json trials = Json::array();
+  for (size_t i = 0; i < s.trials.size(); ++i) {
+    Json t = TrialToJson(s.trials[i]);
+    if (i < s.history.size() && !s.history[i].empty()) t["history"] = HistoryToJson(s.history[i]);
+    trials.push_back(std::move(t));
+  }
+  out["trialStatuses"] = std::move(trials);
+  PutTime(&out, "startTime", s.start_time);
+  PutTime(&out, "completionTime", s.completion_time);
+  out["observedGeneration"] = s.observed_generation;
+  return out;
+}
+
+Status SweepFromJson(const Json& obj, Sweep* out) {
+  if (!obj.is_object()) return Status::InvalidArgument("sweep: not a JSON object");
+  Sweep sw;
+  const Json meta = obj.value("metadata", Json::object());
+  sw.name = meta.value("name", "");
+  sw.ns = meta.value("namespace", "");
+  sw.uid = meta.value("uid", "");
+  sw.generation = meta.value("generation", int64_t{0});
+  if (sw.name.empty()) return Status::InvalidArgument("sweep: metadata.name is empty");
+  auto spec = obj.find("spec");
+  if (spec == obj.end() || !spec->is_object()) {
+    return Status::InvalidArgument("sweep " + sw.name + ": spec is missing");
+  }
+  Status s = sweep::SweepSpecFromJson(*spec, &sw.spec);
+  if (!s.ok()) return Status::InvalidArgument("sweep " + sw.name + ": " + s.message());
+  auto status = obj.find("status");
+  if (status != obj.end()) sw.status = SweepStatusFromJson(*status);
+  sw.object = obj;
+  *out = std::move(sw);
+  return Status::Ok();
+}
+
+}  // namespace petname::api
