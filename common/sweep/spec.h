@@ -83,7 +83,7 @@ struct SweepSpec {
   int max_failed_trial_count = 0;  // 0 = unset
   Objective objective;
   // A trial that reaches the goal ends there (Succeeded) instead of training all its epochs:
-  // the trainer is given the goal (`petname train --stop-at-goal METRIC=VALUE`) and stops
+  // the trainer is given the goal (`petname train --goal METRIC=VALUE --stop-at-goal`) and stops
   // itself after that epoch's checkpoint.
   bool stop_trial_at_goal = false;
   bool median_stopping = false;        // stop a trial whose metric at epoch e is behind the median

@@ -22,6 +22,10 @@
 #   6. the node's kubelet, then its containerd, are restarted mid-training
 #      (tests/e2e/node_restart_scenario.sh): the rank containers keep running, the job Succeeds
 #      with the same two pods and no gang restart, the node is Ready again.
+#   7. a PetNameTrainingSweep, a 2 x 2 grid of 1-rank trials, 2 at a time
+#      (tests/e2e/sweep_scenario.sh): never more than 2 trials run, the sweep Succeeds with a best
+#      trial and times to goal, `petname report --sweep` renders it from the checkpoint volume, and
+#      deleting the sweep deletes its trials.
 #
 #   tests/e2e/e2e_test.sh BIN_DIR CSV      (BIN_DIR holds petname and petname-operator)
 #
@@ -32,7 +36,9 @@
 # scenario and the node's resource use (also in WORK/report.md). Everything it starts is stopped
 # on exit (the cluster also by its watchdog); WORK is kept when a check failed.
 # Env: E2E_MAX_NAMES (default 6000), E2E_EPOCHS (default 6), E2E_BATCH (default 256), sizes of
-# each job (small enough for < 2 min per scenario on 2 cores, big enough to be killed mid-training).
+# each job (small enough for < 2 min per scenario on 2 cores, big enough to be killed mid-training);
+# E2E_SCENARIOS (default "1 2 3 4 5 6 7"): the scenarios to run after scenario 1, which installs
+# the operator and always runs.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -41,6 +47,10 @@ CSV=${2:?usage: e2e_test.sh BIN_DIR CSV}
 MAX_NAMES=${E2E_MAX_NAMES:-6000}
 EPOCHS=${E2E_EPOCHS:-6}
 BATCH=${E2E_BATCH:-256}
+SCENARIOS=${E2E_SCENARIOS:-1 2 3 4 5 6 7}
+for n in $SCENARIOS; do
+  [[ $n =~ ^[1-7]$ ]] || { echo "e2e_test.sh: E2E_SCENARIOS: no scenario '$n' (1-7)" >&2; exit 2; }
+done
 # shellcheck source-path=SCRIPTDIR source=../cluster/env.sh
 source "$ROOT/tests/cluster/env.sh"
 # shellcheck source-path=SCRIPTDIR source=../support/ports.sh
@@ -145,7 +155,7 @@ report() {
     echo "| scenario | seconds |"
     echo "|---|---|"
     local s
-    for s in node-up 1-install-train 2-kill-rank 3-kill-operator 4-delete 5-processes 6-node-daemons; do
+    for s in node-up 1-install-train 2-kill-rank 3-kill-operator 4-delete 5-processes 6-node-daemons 7-sweep; do
       echo "| $s | ${SCENARIO_SECONDS[$s]:-not run} |"
     done
     echo
@@ -276,6 +286,8 @@ source "$ROOT/tests/e2e/prometheus.sh"
 source "$ROOT/tests/e2e/procs_scenario.sh"
 # shellcheck source-path=SCRIPTDIR source=node_restart_scenario.sh
 source "$ROOT/tests/e2e/node_restart_scenario.sh"
+# shellcheck source-path=SCRIPTDIR source=sweep_scenario.sh
+source "$ROOT/tests/e2e/sweep_scenario.sh"
 
 # ---- scenario 1: helm install, a 2-rank job to Succeeded ---------------------------------------
 scenario_1() {
@@ -396,11 +408,9 @@ scenario_4() {
 # Each scenario reports its own checks; 2-4 need the operator that 1 installs.
 scenario_1 || true
 if eventually 5 operator_ready; then
-  scenario_2 || true
-  scenario_3 || true
-  scenario_4 || true
-  scenario_5 || true
-  scenario_6 || true
+  for n in $SCENARIOS; do
+    ((n > 1)) && { "scenario_$n" || true; }
+  done
 else
-  not_ok "scenarios 2-6: no Ready operator after scenario 1"
+  not_ok "scenarios $SCENARIOS: no Ready operator after scenario 1"
 fi
