@@ -46,4 +46,20 @@ inline constexpr char kCheckpointFailuresTotal[] = "petname_checkpoint_failures_
 inline constexpr char kGpuMemoryAllocatedBytes[] = "petname_gpu_memory_allocated_bytes";
 inline constexpr char kGpuMemoryReservedBytes[] = "petname_gpu_memory_reserved_bytes";
 
+// The series status.progress is made of. Rank 0 leaves them as its container's termination
+// message when training ends (`petname train --termination-log`), so the operator records the
+// final epoch even when its last scrape came before it.
+inline constexpr const char* kProgressMetrics[] = {kEpochsPlanned,
+                                                   kEpoch,
+                                                   kTrainLoss,
+                                                   kTrainEpochLoss,
+                                                   kValidationLoss,
+                                                   kValidationAccuracy,
+                                                   kTrainSamplesTotal,
+                                                   kWorldSize,
+                                                   kCheckpointLastSuccessTimestampSeconds,
+                                                   kCheckpointFailuresTotal,
+                                                   kGoalReachedTrainingSeconds,
+                                                   kGoalReachedTimestampSeconds};
+
 }  // namespace petname::metrics

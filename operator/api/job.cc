@@ -85,6 +85,19 @@ void ReadVolume(const Reader& r, VolumeSpec* v) {
   if (v->mount_path.empty()) v->mount_path = "/data";
 }
 
+// "" or segments joined by '/', none empty, "." or "..".
+bool ValidSubPath(const std::string& path) {
+  if (path.empty()) return true;
+  size_t start = 0;
+  while (true) {
+    const size_t end = path.find('/', start);
+    const std::string segment = path.substr(start, end - start);
+    if (segment.empty() || segment == "." || segment == "..") return false;
+    if (end == std::string::npos) return true;
+    start = end + 1;
+  }
+}
+
 Status CheckProcesses(const JobSpec& spec) {
   int64_t cores = 0;
   if (!spec.cpu.is_null() && !WholeCpus(spec.cpu, &cores)) {
@@ -146,6 +159,7 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
   Reader ck = r.Child("checkpoint");
   ck.String("claimName", &spec->checkpoint_claim);
   ck.String("path", &spec->checkpoint_path);
+  ck.String("subPath", &spec->checkpoint_sub_path);
   ck.Int("everyEpochs", &spec->checkpoint_every_epochs);
   ck.Int("keep", &spec->checkpoint_keep);
 
@@ -203,6 +217,10 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
       spec->clean_pod_policy != "None") {
     return Status::InvalidArgument("spec.runPolicy.cleanPodPolicy must be Running, All or None");
   }
+  if (!ValidSubPath(spec->checkpoint_sub_path)) {
+    return Status::InvalidArgument(
+        "spec.checkpoint.subPath must be a relative path without '.' or '..' segments");
+  }
   if (spec->warmup_steps < 0) {
     return Status::InvalidArgument("spec.training.warmupSteps must be >= 0");
   }
@@ -228,6 +246,12 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
 }
 
 }  // namespace
+
+std::string CheckpointDir(const JobSpec& spec) {
+  if (spec.checkpoint_sub_path.empty()) return spec.checkpoint_path;
+  const std::string& base = spec.checkpoint_path;
+  return (base.back() == '/' ? base : base + "/") + spec.checkpoint_sub_path;
+}
 
 int ProcessesPerPod(const JobSpec& spec) {
   if (spec.processes_per_replica > 0) return spec.processes_per_replica;

@@ -81,8 +81,11 @@ struct JobSpec {
   double goal_value = 0;
   bool goal_stop = false;
 
-  std::string checkpoint_claim;  // "" = an emptyDir (checkpoints die with the pod)
-  std::string checkpoint_path = "/checkpoints";
+  std::string checkpoint_claim;                  // "" = an emptyDir (checkpoints die with the pod)
+  std::string checkpoint_path = "/checkpoints";  // where the volume is mounted
+  // checkpoint.subPath: a relative directory inside the volume that holds this job's checkpoints
+  // ("" = the volume's root); the trainer creates it. Trials of a sweep share one volume this way.
+  std::string checkpoint_sub_path;
   int checkpoint_every_epochs = 1;
   int checkpoint_keep = 3;
 
@@ -121,6 +124,9 @@ struct Job {
   JobStatus status;
   Json object;
 };
+
+// The trainer's checkpoint directory: checkpoint.path, then checkpoint.subPath when set.
+std::string CheckpointDir(const JobSpec& spec);
 
 // Processes (local ranks) in each pod: processesPerReplica when set, else gpusPerReplica when
 // > 0 (one process per GPU), else 1.

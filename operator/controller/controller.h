@@ -30,7 +30,7 @@ struct ControllerOptions {
   // Optional: where reconciles, queue waits and status transitions are counted.
   operator_metrics::OperatorMetrics* metrics = nullptr;
   // Optional: scraped training progress the reconcile writes into status.progress.
-  const progress::ProgressStore* progress = nullptr;
+  progress::ProgressStore* progress = nullptr;
 };
 
 class Controller {

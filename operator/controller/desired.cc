@@ -143,8 +143,10 @@ Json OperatorPod(const api::Job& job, int index) {
                     {"resources", Resources(s)},
                     {"volumeMounts", mounts},
                     {"securityContext", TrainerSecurityContext()},
-                    // The trainer's last stderr lines become the terminated state's message
-                    // (pod_failure.h), so a failed job says why, not only its exit code.
+                    // A failed trainer's last stderr lines become the terminated state's
+                    // message (pod_failure.h), so a failed job says why, not only its exit
+                    // code; a trainer that succeeded leaves its final progress there.
+                    {"terminationMessagePath", "/dev/termination-log"},
                     {"terminationMessagePolicy", "FallbackToLogsOnError"}};
   Json spec = {{"restartPolicy", "Never"},
                {"hostname", PodName(job.name, index)},
@@ -230,7 +232,7 @@ std::vector<std::string> TrainArgs(const api::JobSpec& s) {
       "--validation-fraction",
       FormatDouble(s.validation_fraction),
       "--checkpoint-dir",
-      s.checkpoint_path,
+      api::CheckpointDir(s),
       "--checkpoint-every-epochs",
       std::to_string(s.checkpoint_every_epochs),
       "--keep",
@@ -240,6 +242,8 @@ std::vector<std::string> TrainArgs(const api::JobSpec& s) {
       "--lr-schedule",
       s.lr_schedule,
       "--resume",
+      "--termination-log",
+      "/dev/termination-log",
       "--metrics-port",
       std::to_string(s.metrics_port),
   };

@@ -13,6 +13,7 @@
 #include "operator/kube/object.h"
 #include "operator/kube/time.h"
 #include "operator/logging/logging.h"
+#include "operator/progress/trainer_progress.h"
 
 namespace petname::controller {
 namespace {
@@ -23,6 +24,19 @@ using Json = nlohmann::json;
 // succeeds (doubling per round trip, like the Job controller's slow-start batches, but without
 // waiting for a whole batch), up to this bound.
 constexpr size_t kMaxInFlight = 16;
+
+// The progress that rank 0 of restart generation `generation` left in its termination message
+// once its trainer exited 0 (progress::FinalProgress), else nullopt.
+std::optional<api::Progress> LastProgress(const std::vector<api::ObservedPod>& pods, int generation,
+                                          const std::optional<api::Progress>& scraped) {
+  for (const api::ObservedPod& p : pods) {
+    if (p.rank == 0 && p.restart_generation == generation && p.phase == "Succeeded" &&
+        p.trainer_terminated && p.trainer_terminated->exit_code == 0) {
+      return progress::FinalProgress(p.trainer_terminated->message, scraped);
+    }
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -70,6 +84,16 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   }
   Plan plan = ComputeStatus(job, owned, group, kube::NowUnix());
   if (hooks_.progress != nullptr) hooks_.progress->Apply(key, job.status, &plan.status);
+  if (std::optional<api::Progress> last =
+          LastProgress(owned, plan.status.restarts, plan.status.progress)) {
+    if (hooks_.progress != nullptr) {
+      // Stored, so that the reconciles after the pod is gone keep it.
+      hooks_.progress->Put(key, *last, kube::NowUnix());
+      hooks_.progress->Apply(key, job.status, &plan.status);
+    } else {
+      plan.status.progress = last;
+    }
+  }
   for (JobEvent& e : ProgressEvents(job.status, plan.status)) plan.events.push_back(std::move(e));
   if (plan.delete_job) return DeleteJob(job);
   if (plan.status != job.status) {

@@ -42,8 +42,9 @@ struct Caches {
 
 // Optional observers of a reconcile (operations: metrics, training progress).
 struct ReconcileHooks {
-  // The scraped training progress to put into the status (see progress_store.h).
-  const progress::ProgressStore* progress = nullptr;
+  // The scraped training progress to put into the status (see progress_store.h); the reconcile
+  // adds the final progress a finished rank 0 leaves in its termination message.
+  progress::ProgressStore* progress = nullptr;
   // After a successful status write, with the status read and the status written.
   std::function<void(const api::Job& job, const api::JobStatus& old_status,
                      const api::JobStatus& new_status)>

@@ -113,11 +113,12 @@ Json TrialJob(const api::Sweep& sw, int index, const sweep::Assignment& assignme
                                 {"value", sw.spec.objective.goal},
                                 {"stop", sw.spec.stop_trial_at_goal}};
   }
-  std::string base = api::JobSpec().checkpoint_path;
+  // One directory per trial on the template's volume: its checkpoints and metrics.jsonl.
   const Json& ck = sw.spec.job_template.value("checkpoint", Json::object());
-  if (ck.contains("path") && ck["path"].is_string()) base = ck["path"].get<std::string>();
-  if (base.size() > 1 && base.back() == '/') base.pop_back();
-  spec["checkpoint"]["path"] = (base == "/" ? "" : base) + "/" + name;
+  std::string sub = ck.contains("subPath") && ck["subPath"].is_string()
+                        ? ck["subPath"].get<std::string>()
+                        : std::string();
+  spec["checkpoint"]["subPath"] = sub.empty() ? name : sub + "/" + name;
   return {{"apiVersion", api::kApiVersion},
           {"kind", api::kKind},
           {"metadata",

@@ -127,4 +127,13 @@ api::Progress ProgressFromSample(const Sample& now, const Sample* prev, double s
   return p;
 }
 
+std::optional<api::Progress> FinalProgress(const std::string& message,
+                                           const std::optional<api::Progress>& scraped) {
+  const Sample sample = SampleFromExposition(message);
+  if (!sample.valid) return std::nullopt;
+  api::Progress p = ProgressFromSample(sample, nullptr, 0);
+  if (scraped) p.samples_per_second = scraped->samples_per_second;
+  return p;
+}
+
 }  // namespace petname::progress

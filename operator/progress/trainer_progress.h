@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "operator/api/job_status.h"
@@ -38,5 +39,12 @@ Sample SampleFromExposition(const std::string& text);
 // all ranks is this rank's sample rate times the world size, omitted without a previous scrape
 // or after a counter reset). Non-finite values are left out. updateTime is not set here.
 api::Progress ProgressFromSample(const Sample& now, const Sample* prev, double seconds_between);
+
+// The progress in the termination message rank 0 leaves when training ends (`petname train
+// --termination-log`, the progress series in the text format), keeping the samples per second
+// of `scraped`, which a single sample cannot give. nullopt when `message` holds no progress
+// (a failure's log lines, or nothing).
+std::optional<api::Progress> FinalProgress(const std::string& message,
+                                           const std::optional<api::Progress>& scraped);
 
 }  // namespace petname::progress

@@ -64,11 +64,21 @@ YAML
   check "status: 4 trials, 4 succeeded" test \
     "$(sweep_field "$sweep" '{.status.trials}/{.status.trialsSucceeded}')" = "4/4"
   check "status.bestTrial names a trial" test -n "$(sweep_field "$sweep" '{.status.bestTrial}')"
+  all_epochs() {
+    kn get pnts "$sweep" -o json |
+      jq -e --argjson e "$SWEEP_EPOCHS" '[.status.trialStatuses[] | select(.epochs == $e)] | length == 4'
+  }
+  check "every trial's row shows its $SWEEP_EPOCHS epochs (the last one from the termination message)" all_epochs
   reached_goal() {
     kn get pnts "$sweep" -o json | jq -e '.status.trialStatuses' |
       jq -e '[.[] | select(.timeToGoalSeconds != null and .timeToGoalSeconds > 0)] | length > 0'
   }
   check "a trial's time to goal (validation loss <= $SWEEP_GOAL) in status.trials" reached_goal
+  own_dirs() {
+    local i
+    for i in 000 001 002 003; do [[ -s $WORK/ckpt/$sweep/$sweep-$i/metrics.jsonl ]] || return 1; done
+  }
+  check "each trial writes in its own directory of the shared volume" own_dirs
   render() {
     "$BIN_DIR/petname" report --sweep "$WORK/ckpt/$sweep" && [[ -s $WORK/ckpt/$sweep/sweep.svg ]]
   }

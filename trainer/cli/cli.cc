@@ -42,7 +42,8 @@ struct TrainFlags {
   bool no_tf32 = false;
   std::string lr_schedule = train::kDefaultLrSchedule;
   std::string summary_json;
-  int metrics_port = 0;  // 0: no /metrics
+  std::string termination_log;  // rank 0's progress series when training ends
+  int metrics_port = 0;         // 0: no /metrics
   std::string metrics_address = "0.0.0.0";
   Status metrics_env;  // whether $PETNAME_METRICS_PORT parsed
   bool threads_given = false;
@@ -71,17 +72,19 @@ Status EnvInt(const char* name, int fallback, int* out) {
   return Status::Ok();
 }
 
-// With --metrics-port P (P != 0): this rank's metrics, served on P + LOCAL_RANK and labelled
-// with PETNAME_JOB_NAME, PETNAME_NAMESPACE and the rank.
+// This rank's metrics, labelled with PETNAME_JOB_NAME, PETNAME_NAMESPACE and the rank, when
+// --metrics-port P (P != 0) serves them on P + LOCAL_RANK or --termination-log wants them.
 Status StartMetrics(const TrainFlags& f, std::unique_ptr<metrics::TrainingMetrics>* out,
                     std::unique_ptr<metrics::MetricsServer>* server) {
-  if (f.metrics_port == 0) return Status::Ok();
+  if (f.metrics_port == 0 && f.termination_log.empty()) return Status::Ok();
   const dist::RankConfig& rank = f.options.rank;
   auto m = std::make_unique<metrics::TrainingMetrics>(metrics::RankLabels{
       Env("PETNAME_JOB_NAME", "petname"), Env("PETNAME_NAMESPACE", "default"), rank.rank});
-  PETNAME_RETURN_IF_ERROR(metrics::MetricsServer::Start(
-      f.metrics_address, metrics::PortForLocalRank(f.metrics_port, rank.local_rank),
-      {m->registry(), std::make_shared<metrics::ProcessCollector>(m->labels())}, server));
+  if (f.metrics_port != 0) {
+    PETNAME_RETURN_IF_ERROR(metrics::MetricsServer::Start(
+        f.metrics_address, metrics::PortForLocalRank(f.metrics_port, rank.local_rank),
+        {m->registry(), std::make_shared<metrics::ProcessCollector>(m->labels())}, server));
+  }
   *out = std::move(m);
   return Status::Ok();
 }
@@ -218,6 +221,10 @@ Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   if (lead && !f.summary_json.empty()) {
     PETNAME_RETURN_IF_ERROR(WriteSummary(f.summary_json, result));
   }
+  if (lead && !f.termination_log.empty()) {
+    // Written in place: Kubernetes bind-mounts this one file, so it cannot be renamed over.
+    PETNAME_RETURN_IF_ERROR(WriteFile(f.termination_log, metrics->ProgressExposition()));
+  }
   return Status::Ok();
 }
 
@@ -324,6 +331,9 @@ int Main(int argc, char** argv) {
   train->add_flag("--force-resume", t.options.force_resume,
                   "Resume even if the data fingerprint differs");
   train->add_option("--summary-json", t.summary_json, "Write a JSON summary of the run here");
+  train->add_option("--termination-log", t.termination_log,
+                    "When training ends, rank 0 writes its progress metrics here (the "
+                    "container's terminationMessagePath under the operator)");
   train->add_option("--goal", t.goal,
                     "validationLoss=V (reached when <= V) or validationAccuracy=V (>= V)");
   train->add_flag("--stop-at-goal", t.options.goal.stop,

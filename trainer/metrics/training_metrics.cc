@@ -1,6 +1,11 @@
 #include "trainer/metrics/training_metrics.h"
 
+#include <prometheus/text_serializer.h>
+
+#include <algorithm>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "common/metrics/names.h"
 
@@ -24,7 +29,22 @@ prometheus::Labels ToPrometheus(const RankLabels& labels) {
           {"rank", std::to_string(labels.rank)}};
 }
 
+bool IsProgressMetric(const std::string& name) {
+  return std::find(std::begin(kProgressMetrics), std::end(kProgressMetrics), name) !=
+         std::end(kProgressMetrics);
+}
+
 }  // namespace
+
+std::string TrainingMetrics::ProgressExposition() const {
+  std::vector<prometheus::MetricFamily> families;
+  for (prometheus::MetricFamily& f : registry_->Collect()) {
+    if (!IsProgressMetric(f.name)) continue;
+    f.help.clear();
+    families.push_back(std::move(f));
+  }
+  return prometheus::TextSerializer().Serialize(families);
+}
 
 TrainingMetrics::TrainingMetrics(const RankLabels& labels)
     : registry_(std::make_shared<prometheus::Registry>()),

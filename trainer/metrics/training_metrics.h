@@ -58,6 +58,11 @@ class TrainingMetrics {
   // ProcessCollector served beside the registry.
   const prometheus::Labels& labels() const { return labels_; }
 
+  // The progress series (common/metrics/names.h kProgressMetrics) in the Prometheus text
+  // format, without help texts: what rank 0 leaves as its termination message, which
+  // Kubernetes cuts at 4096 bytes.
+  std::string ProgressExposition() const;
+
   // Records the run's constant facts. Call once before training starts.
   void SetInfo(const RunInfo& info);
 

@@ -147,6 +147,19 @@ TEST(JobTest, ReadsTheScheduleAndTheGoal) {
   EXPECT_TRUE(job.spec.goal_stop);
 }
 
+TEST(JobTest, CheckpointDirIsThePathThenTheSubPath) {
+  Json obj = Minimal();
+  Job job;
+  ASSERT_TRUE(JobFromJson(obj, &job).ok());
+  EXPECT_EQ(CheckpointDir(job.spec), "/checkpoints");
+  obj["spec"]["checkpoint"] = {{"path", "/ck"}, {"subPath", "grid/grid-001"}};
+  ASSERT_TRUE(JobFromJson(obj, &job).ok());
+  EXPECT_EQ(CheckpointDir(job.spec), "/ck/grid/grid-001");
+  obj["spec"]["checkpoint"]["path"] = "/";
+  ASSERT_TRUE(JobFromJson(obj, &job).ok());
+  EXPECT_EQ(CheckpointDir(job.spec), "/grid/grid-001");
+}
+
 TEST(JobTest, RejectsWhatTheOperatorCannotActOn) {
   const std::pair<const char*, const char*> cases[] = {
       {R"({"replicas": 0})", "replicas"},
@@ -170,6 +183,10 @@ TEST(JobTest, RejectsWhatTheOperatorCannotActOn) {
        "processesPerReplica must equal gpusPerReplica"},
       {R"({"training": {"warmupSteps": -1}})", "spec.training.warmupSteps must be >= 0"},
       {R"({"training": {"lrSchedule": "step"}})", "spec.training.lrSchedule must be constant or"},
+      {R"({"checkpoint": {"subPath": "/abs"}})", "spec.checkpoint.subPath must be a relative"},
+      {R"({"checkpoint": {"subPath": "a/../b"}})", "spec.checkpoint.subPath must be a relative"},
+      {R"({"checkpoint": {"subPath": "a//b"}})", "spec.checkpoint.subPath must be a relative"},
+      {R"({"checkpoint": {"subPath": "a/"}})", "spec.checkpoint.subPath must be a relative"},
       {R"({"training": {"goal": {"metric": "trainLoss", "value": 1}}})",
        "spec.training.goal.metric must be validationLoss or validationAccuracy"},
       {R"({"training": {"goal": {"metric": "validationLoss", "value": "low"}}})",

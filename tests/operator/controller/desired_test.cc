@@ -206,6 +206,16 @@ TEST(DesiredTest, VolumesForCheckpointAndDataset) {
   EXPECT_TRUE(Desired(TestJob(1)).pods[0]["spec"]["volumes"][0].contains("emptyDir"));
 }
 
+// The whole volume is mounted at checkpoint.path; the trainer writes under checkpoint.subPath.
+TEST(DesiredTest, CheckpointSubPathIsTheTrainersDirectoryNotTheMount) {
+  const Json pod = Desired(TestJob(1, R"({"spec": {"checkpoint": {"claimName": "ck",
+    "path": "/ck", "subPath": "grid/grid-002"}}})"))
+                       .pods[0];
+  EXPECT_EQ(pod["spec"]["containers"][0]["volumeMounts"][0]["mountPath"], "/ck");
+  EXPECT_FALSE(pod["spec"]["containers"][0]["volumeMounts"][0].contains("subPath"));
+  EXPECT_EQ(Flag(pod, "--checkpoint-dir"), "/ck/grid/grid-002");
+}
+
 TEST(DesiredTest, OnlyRunWantsPods) {
   for (PodAction action :
        {PodAction::kStop, PodAction::kCleanupRunning, PodAction::kCleanupAll, PodAction::kKeep}) {

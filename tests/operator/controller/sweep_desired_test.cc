@@ -55,15 +55,26 @@ TEST(SweepDesiredTest, StartsParallelTrialCountTrials) {
   EXPECT_EQ(job["spec"]["training"]["learningRate"], 0.001);
   EXPECT_EQ(job["spec"]["training"]["goal"],
             Json({{"metric", "validationLoss"}, {"value", 1.6}, {"stop", true}}));
-  EXPECT_EQ(job["spec"]["checkpoint"]["path"], "/ck/sw-000");
+  EXPECT_EQ(job["spec"]["checkpoint"]["path"], "/ck/");
+  EXPECT_EQ(job["spec"]["checkpoint"]["subPath"], "sw-000");
   EXPECT_EQ(job["spec"]["checkpoint"]["claimName"], "ck");
   EXPECT_EQ(a.create[1]["spec"]["training"]["learningRate"], 0.004);
   api::Job parsed;
   EXPECT_TRUE(api::JobFromJson(job, &parsed).ok());
+  EXPECT_EQ(api::CheckpointDir(parsed.spec), "/ck/sw-000");
   EXPECT_EQ(a.status.counts.trials, 2);
   EXPECT_EQ(a.status.counts.pending, 2);
   EXPECT_EQ(a.status.phase, sweep::SweepPhase::kRunning);
   EXPECT_EQ(a.status.start_time, std::optional<int64_t>(1000));
+}
+
+// Every trial mounts the whole volume at the template's path and writes under its own directory,
+// below the template's subPath when it has one.
+TEST(SweepDesiredTest, TrialsWriteUnderTheTemplatesSubPath) {
+  const api::Sweep sw = TestSweep(R"({"spec": {"template": {"checkpoint": {"subPath": "grid"}}}})");
+  const Json job = Observed(sw, 3);
+  EXPECT_EQ(job["spec"]["checkpoint"]["path"], "/ck/");
+  EXPECT_EQ(job["spec"]["checkpoint"]["subPath"], "grid/sw-003");
 }
 
 TEST(SweepDesiredTest, NeverMoreThanParallelTrialCountUnfinished) {

@@ -63,7 +63,15 @@ names=$(trials | jq -r '[.items[].metadata.name] | sort | join(" ")')
 spec=$(k get pntj grid-001 -o json)
 [[ $(jq -r '.spec.training.learningRate' <<<"$spec") == 0.001 ]] || fail "grid-001 learningRate"
 [[ $(jq -r '.spec.training.batchSizePerReplica' <<<"$spec") == 1024 ]] || fail "grid-001 batch"
-[[ $(jq -r '.spec.checkpoint.path' <<<"$spec") == /ck/grid-001 ]] || fail "grid-001 checkpoint path"
+[[ $(jq -r '.spec.checkpoint.path' <<<"$spec") == /ck ]] || fail "grid-001 checkpoint path"
+[[ $(jq -r '.spec.checkpoint.subPath' <<<"$spec") == grid-001 ]] || fail "grid-001 checkpoint subPath"
+# The rank mounts the whole volume at /ck and writes its checkpoints in /ck/grid-001.
+wait_until "pod grid-001-rank-0" 30 k get pod grid-001-rank-0
+pod=$(k get pod grid-001-rank-0 -o json)
+[[ $(jq -r '.spec.containers[0].volumeMounts[] | select(.name == "checkpoints") | .mountPath' \
+  <<<"$pod") == /ck ]] || fail "grid-001 mounts its checkpoint volume elsewhere"
+jq -e '.spec.containers[0].args | index("--checkpoint-dir") as $i | .[$i + 1] == "/ck/grid-001"' \
+  <<<"$pod" >/dev/null || fail "grid-001 --checkpoint-dir: $(jq -c '.spec.containers[0].args' <<<"$pod")"
 [[ $(jq -c '.spec.training.goal' <<<"$spec") == '{"metric":"validationLoss","stop":false,"value":1.6}' ]] ||
   fail "grid-001 goal: $(jq -c '.spec.training.goal' <<<"$spec")"
 [[ $(jq -r '.metadata.ownerReferences[0].kind' <<<"$spec") == PetNameTrainingSweep ]] ||

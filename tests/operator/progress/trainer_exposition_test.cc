@@ -53,5 +53,45 @@ TEST(TrainerExpositionTest, SampleFromTheTrainersOwnMetrics) {
   EXPECT_EQ(ProgressFromSample(failing, &after, 1).checkpoint_failures, std::optional<int64_t>(3));
 }
 
+// What rank 0 leaves as its termination message holds the whole progress, fits in the 4096
+// bytes Kubernetes keeps, and carries no series the progress does not need.
+TEST(TrainerExpositionTest, TerminationMessageGivesTheFinalProgress) {
+  metrics::TrainingMetrics m({"a-job-name-of-the-longest-kind-that-kubernetes-allows-in-a-label",
+                              "a-namespace-name-of-the-longest-kind-kubernetes-allows-in-labels",
+                              0});
+  metrics::RunInfo info;
+  info.world_size = 64;
+  info.epochs_planned = 3;
+  m.SetInfo(info);
+  m.OnStep(2.5, 4096, 0.5, 0.01);
+  m.OnEpoch(3, 1.5, 70, 210);
+  m.OnValidation(1.4, 0.6);
+  m.OnCheckpoint(0.5, 1795000000);
+  m.OnCheckpointFailure("no_space");
+  m.OnGoalReached(140, 1794999900);
+  const std::string message = m.ProgressExposition();
+  EXPECT_LT(message.size(), 4096u);
+  EXPECT_EQ(message.find("petname_step_duration_seconds"), std::string::npos);
+
+  api::Progress scraped;
+  scraped.epoch = 2;
+  scraped.samples_per_second = 9000;
+  const std::optional<api::Progress> last = FinalProgress(message, scraped);
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->epoch, 3);
+  EXPECT_EQ(last->epochs, 3);
+  EXPECT_EQ(last->train_loss, std::optional<double>(1.5));
+  EXPECT_EQ(last->validation_loss, std::optional<double>(1.4));
+  EXPECT_EQ(last->validation_accuracy, std::optional<double>(0.6));
+  EXPECT_EQ(last->samples_per_second, std::optional<double>(9000));  // from the scrape
+  EXPECT_EQ(last->last_checkpoint_time, std::optional<int64_t>(1795000000));
+  EXPECT_EQ(last->checkpoint_failures, std::optional<int64_t>(1));
+  EXPECT_EQ(last->goal_reached_training_seconds, std::optional<double>(140));
+  EXPECT_EQ(last->goal_reached_time, std::optional<int64_t>(1794999900));
+
+  EXPECT_FALSE(FinalProgress("petname: error: out of memory\n", scraped).has_value());
+  EXPECT_FALSE(FinalProgress("", std::nullopt).has_value());
+}
+
 }  // namespace
 }  // namespace petname::progress

@@ -53,6 +53,20 @@ TEST(MetricsCliTest, BusyPortIsARuntimeError) {
   close(fd);
 }
 
+// --termination-log gets rank 0's final progress series, with no /metrics server running.
+TEST(MetricsCliTest, TerminationLogHoldsTheFinalEpoch) {
+  TempDir dir;
+  const std::string path = dir.Join("termination-log");
+  const RunResult r = RunPetname(With(SmallTrainArgs(2, ""), {"--termination-log", path}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string text;
+  ASSERT_TRUE(ReadFile(path, &text).ok());
+  EXPECT_NE(text.find("\npetname_epoch{"), std::string::npos) << text;
+  EXPECT_NE(text.find("} 2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("petname_validation_loss{"), std::string::npos) << text;
+  EXPECT_EQ(text.find("process_"), std::string::npos) << text;
+}
+
 TEST(MetricsCliTest, ResumedRunLogsEveryEpochAndReportRendersIt) {
   TempDir dir;
   const std::string ckpt = dir.Join("ckpt");
