@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "metrics_overhead_bench: STEP_SECONDS must be a positive number\n");
     return 2;
   }
-  petname::metrics::TrainingMetrics metrics({"bench", "local", 0});
+  petname::metrics::TrainingMetrics metrics({"bench", "local", 0, ""});
   metrics.SetInfo({"gloo", "fp32", "cpu", PETNAME_VERSION, 2, 10, 0, 1});
   constexpr int kRounds = 7;
   constexpr int kCalls = 1000000;

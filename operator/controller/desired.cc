@@ -6,6 +6,7 @@
 
 #include "operator/api/pod.h"
 #include "operator/api/quantity.h"
+#include "operator/api/sweep.h"
 #include "operator/controller/gang.h"
 #include "operator/controller/pod_template.h"
 #include "operator/kube/object.h"
@@ -76,6 +77,8 @@ Json Env(const api::Job& job, int index) {
   }
   env.push_back({{"name", "PETNAME_JOB_NAME"}, {"value", job.name}});
   env.push_back({{"name", "PETNAME_NAMESPACE"}, {"value", job.ns}});
+  const std::string sweep = kube::Label(job.object, api::kSweepNameLabel);
+  if (!sweep.empty()) env.push_back({{"name", "PETNAME_SWEEP_NAME"}, {"value", sweep}});
   env.push_back({{"name", "PETNAME_BACKEND"}, {"value", s.backend}});
   for (const Json& e : s.env) env.push_back(e);
   return env;

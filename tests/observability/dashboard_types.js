@@ -9,7 +9,7 @@
 const fs = require("fs");
 
 const dashboard = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-const plugins = { timeseries: "timeseries", stat: "stat", xychart: "xychart" };
+const plugins = { timeseries: "timeseries", stat: "stat", xychart: "xychart", bargauge: "bargauge" };
 const lit = (value) => JSON.stringify(value, null, 2);
 
 const out = [];

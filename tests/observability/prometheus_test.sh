@@ -44,9 +44,11 @@ $py -m http.server "$fixture_port" --bind 127.0.0.1 --directory "$here/fixtures"
 pids+=($!)
 
 # Small data and many epochs: each epoch takes about a second, the run outlasts the checks
-# and is stopped by the test.
-PETNAME_JOB_NAME=pets PETNAME_NAMESPACE=ml "$petname" train "${nproc[@]}" --data "$data" \
-  --max-names 800 --epochs 1000 --batch-size 512 --threads 1 \
+# and is stopped by the test. It runs as a trial of sweep "grid" (the label the operator gives
+# a sweep's trials) with a goal met after the first epoch, for the dashboard's sweep row.
+PETNAME_JOB_NAME=pets PETNAME_NAMESPACE=ml PETNAME_SWEEP_NAME=grid "$petname" train "${nproc[@]}" \
+  --data "$data" --max-names 800 --epochs 1000 --batch-size 512 --threads 1 \
+  --goal validationLoss=100 \
   --checkpoint-dir "$work/ckpt" --metrics-port "$metrics_port" --metrics-address 127.0.0.1 \
   >"$work/train.log" 2>&1 &
 train_pid=$!
@@ -102,7 +104,7 @@ done
 
 $py "$here/promql_check.py" check "$prom" --time "$at" --world $world \
   --dashboard "$dashboard" --rules "$rules" \
-  --var namespace=ml --var job=pets --var 'rank=.*' --var __rate_interval=10s ||
+  --var namespace=ml --var job=pets --var 'rank=.*' --var sweep=grid --var __rate_interval=10s ||
   fail "dashboard or rule expressions failed"
 
 kill -TERM "$train_pid"

@@ -58,6 +58,7 @@ def ready_queries(world, rules_path):
         f'count(rate(petname_train_samples_total[10s]) > 0) == {world}',
         "petname_validation_loss",
         "petname_train_elapsed_seconds",
+        "petname_goal_reached_training_seconds",
         "petname_checkpoint_last_success_timestamp_seconds",
         "petname_training_info",
         "process_cpu_seconds_total",

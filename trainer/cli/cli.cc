@@ -72,14 +72,16 @@ Status EnvInt(const char* name, int fallback, int* out) {
   return Status::Ok();
 }
 
-// This rank's metrics, labelled with PETNAME_JOB_NAME, PETNAME_NAMESPACE and the rank, when
+// This rank's metrics, labelled with PETNAME_JOB_NAME, PETNAME_NAMESPACE, the rank and
+// PETNAME_SWEEP_NAME when set, when
 // --metrics-port P (P != 0) serves them on P + LOCAL_RANK or --termination-log wants them.
 Status StartMetrics(const TrainFlags& f, std::unique_ptr<metrics::TrainingMetrics>* out,
                     std::unique_ptr<metrics::MetricsServer>* server) {
   if (f.metrics_port == 0 && f.termination_log.empty()) return Status::Ok();
   const dist::RankConfig& rank = f.options.rank;
-  auto m = std::make_unique<metrics::TrainingMetrics>(metrics::RankLabels{
-      Env("PETNAME_JOB_NAME", "petname"), Env("PETNAME_NAMESPACE", "default"), rank.rank});
+  auto m = std::make_unique<metrics::TrainingMetrics>(
+      metrics::RankLabels{Env("PETNAME_JOB_NAME", "petname"), Env("PETNAME_NAMESPACE", "default"),
+                          rank.rank, Env("PETNAME_SWEEP_NAME", "")});
   if (f.metrics_port != 0) {
     PETNAME_RETURN_IF_ERROR(metrics::MetricsServer::Start(
         f.metrics_address, metrics::PortForLocalRank(f.metrics_port, rank.local_rank),

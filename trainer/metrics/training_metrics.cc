@@ -24,9 +24,11 @@ const prometheus::Histogram::BucketBoundaries kAllreduceBuckets = {
     0.0512, 0.1024, 0.2048, 0.4096, 0.8192, 1.6384, 3.2768, 6.5536};
 
 prometheus::Labels ToPrometheus(const RankLabels& labels) {
-  return {{"job", labels.job},
-          {"namespace", labels.kube_namespace},
-          {"rank", std::to_string(labels.rank)}};
+  prometheus::Labels out = {{"job", labels.job},
+                            {"namespace", labels.kube_namespace},
+                            {"rank", std::to_string(labels.rank)}};
+  if (!labels.sweep.empty()) out["sweep"] = labels.sweep;
+  return out;
 }
 
 bool IsProgressMetric(const std::string& name) {

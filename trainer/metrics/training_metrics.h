@@ -24,11 +24,13 @@
 namespace petname::metrics {
 
 // Identifies the rank in every series: the training job's name, its Kubernetes namespace
-// and the rank number.
+// and the rank number; and, for a trial of a PetNameTrainingSweep, the sweep's name (no label
+// when empty).
 struct RankLabels {
   std::string job;
   std::string kube_namespace;
   int rank = 0;
+  std::string sweep;
 };
 
 // Constant facts about the run, exported as petname_training_info{...} 1 and gauges.

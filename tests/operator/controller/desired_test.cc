@@ -206,6 +206,16 @@ TEST(DesiredTest, VolumesForCheckpointAndDataset) {
   EXPECT_TRUE(Desired(TestJob(1)).pods[0]["spec"]["volumes"][0].contains("emptyDir"));
 }
 
+// The rank pods of a sweep's trial tell the trainer the sweep's name (its metrics' sweep label);
+// other jobs' pods do not.
+TEST(DesiredTest, TrialPodsNameTheirSweep) {
+  const Json trial = Desired(TestJob(1, R"({"metadata": {"labels":
+    {"petname.dev/sweep-name": "grid"}}})"))
+                         .pods[0];
+  EXPECT_EQ(EnvValue(trial, "PETNAME_SWEEP_NAME"), "grid");
+  EXPECT_EQ(EnvValue(Desired(TestJob(1)).pods[0], "PETNAME_SWEEP_NAME"), "<unset>");
+}
+
 // The whole volume is mounted at checkpoint.path; the trainer writes under checkpoint.subPath.
 TEST(DesiredTest, CheckpointSubPathIsTheTrainersDirectoryNotTheMount) {
   const Json pod = Desired(TestJob(1, R"({"spec": {"checkpoint": {"claimName": "ck",

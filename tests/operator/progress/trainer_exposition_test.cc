@@ -17,7 +17,7 @@ std::string Exposition(const metrics::TrainingMetrics& m) {
 }
 
 TEST(TrainerExpositionTest, SampleFromTheTrainersOwnMetrics) {
-  metrics::TrainingMetrics m({"pets", "ml", 0});
+  metrics::TrainingMetrics m({"pets", "ml", 0, ""});
   metrics::RunInfo info;
   info.world_size = 2;
   info.epochs_planned = 5;
@@ -57,8 +57,8 @@ TEST(TrainerExpositionTest, SampleFromTheTrainersOwnMetrics) {
 // bytes Kubernetes keeps, and carries no series the progress does not need.
 TEST(TrainerExpositionTest, TerminationMessageGivesTheFinalProgress) {
   metrics::TrainingMetrics m({"a-job-name-of-the-longest-kind-that-kubernetes-allows-in-a-label",
-                              "a-namespace-name-of-the-longest-kind-kubernetes-allows-in-labels",
-                              0});
+                              "a-namespace-name-of-the-longest-kind-kubernetes-allows-in-labels", 0,
+                              "a-sweep-name-of-43-characters-the-most-it-may"});
   metrics::RunInfo info;
   info.world_size = 64;
   info.epochs_planned = 3;

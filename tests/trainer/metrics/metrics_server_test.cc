@@ -33,7 +33,7 @@ std::string Get(int port) {
 }
 
 TEST(MetricsServerTest, ServesTrainingAndProcessMetrics) {
-  TrainingMetrics metrics({"pets", "ml", 0});
+  TrainingMetrics metrics({"pets", "ml", 0, ""});
   metrics.OnStep(1.5, 64, 0.2, 0.0);
   std::unique_ptr<MetricsServer> server;
   ASSERT_TRUE(MetricsServer::Start(
@@ -51,7 +51,7 @@ TEST(MetricsServerTest, ServesTrainingAndProcessMetrics) {
 }
 
 TEST(MetricsServerTest, BusyPortIsUnavailable) {
-  TrainingMetrics metrics({"pets", "ml", 0});
+  TrainingMetrics metrics({"pets", "ml", 0, ""});
   std::unique_ptr<MetricsServer> first, second;
   ASSERT_TRUE(MetricsServer::Start("127.0.0.1", 0, {metrics.registry()}, &first).ok());
   Status s = MetricsServer::Start("127.0.0.1", first->port(), {metrics.registry()}, &second);

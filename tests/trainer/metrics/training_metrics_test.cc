@@ -19,7 +19,7 @@ bool Contains(const std::string& text, const std::string& needle) {
 constexpr char kLabels[] = "job=\"pets\",namespace=\"ml\",rank=\"1\"";
 
 TEST(TrainingMetricsTest, StepUpdatesCountersGaugeAndHistograms) {
-  TrainingMetrics metrics({"pets", "ml", 1});
+  TrainingMetrics metrics({"pets", "ml", 1, ""});
   metrics.OnStep(2.5, 4096, 0.9, 0.01);
   metrics.OnStep(2.25, 4096, 1.1, 0.02);
   const std::string text = Exposition(metrics);
@@ -35,8 +35,17 @@ TEST(TrainingMetricsTest, StepUpdatesCountersGaugeAndHistograms) {
       Contains(text, std::string("petname_allreduce_wait_seconds_count{") + kLabels + "} 2"));
 }
 
+// A trial of a sweep: every series also carries the sweep's name.
+TEST(TrainingMetricsTest, SweepTrialsCarryTheSweepLabel) {
+  TrainingMetrics metrics({"grid-001", "ml", 0, "grid"});
+  metrics.OnStep(2.5, 4096, 0.9, 0.01);
+  EXPECT_TRUE(Contains(Exposition(metrics),
+                       "petname_train_loss{job=\"grid-001\",namespace=\"ml\",rank=\"0\","
+                       "sweep=\"grid\"} 2.5"));
+}
+
 TEST(TrainingMetricsTest, InfoCarriesRunFacts) {
-  TrainingMetrics metrics({"pets", "ml", 1});
+  TrainingMetrics metrics({"pets", "ml", 1, ""});
   metrics.SetInfo({"gloo", "bf16", "cpu", "0.1.0", 2, 10, 3, 2, 4});
   const std::string text = Exposition(metrics);
   EXPECT_TRUE(Contains(text, "petname_training_info{" + std::string(kLabels) +
@@ -50,7 +59,7 @@ TEST(TrainingMetricsTest, InfoCarriesRunFacts) {
 }
 
 TEST(TrainingMetricsTest, EventSeriesAppearWithTheirFirstEvent) {
-  TrainingMetrics metrics({"pets", "ml", 1});
+  TrainingMetrics metrics({"pets", "ml", 1, ""});
   std::string text = Exposition(metrics);
   for (const char* name :
        {"petname_train_epoch_loss{", "petname_validation_loss{", "petname_validation_accuracy{",
@@ -86,7 +95,7 @@ TEST(TrainingMetricsTest, EventSeriesAppearWithTheirFirstEvent) {
 }
 
 TEST(TrainingMetricsTest, GoalGaugesAppearWhenTheGoalIsReached) {
-  TrainingMetrics metrics({"pets", "ml", 1});
+  TrainingMetrics metrics({"pets", "ml", 1, ""});
   EXPECT_FALSE(Contains(Exposition(metrics), "petname_goal_reached_training_seconds{"));
   metrics.OnGoalReached(42.5, 1700000000);
   const std::string text = Exposition(metrics);
@@ -97,7 +106,7 @@ TEST(TrainingMetricsTest, GoalGaugesAppearWhenTheGoalIsReached) {
 }
 
 TEST(TrainingMetricsTest, CheckpointFailuresAreCountedByReason) {
-  TrainingMetrics metrics({"pets", "ml", 1});
+  TrainingMetrics metrics({"pets", "ml", 1, ""});
   EXPECT_FALSE(Contains(Exposition(metrics), "petname_checkpoint_failures_total{"));
   metrics.OnCheckpointFailure("no_space");
   metrics.OnCheckpointFailure("no_space");
@@ -111,7 +120,7 @@ TEST(TrainingMetricsTest, CheckpointFailuresAreCountedByReason) {
 }
 
 TEST(TrainingMetricsTest, NonFiniteLossIsExported) {
-  TrainingMetrics metrics({"pets", "ml", 0});
+  TrainingMetrics metrics({"pets", "ml", 0, ""});
   metrics.OnStep(std::numeric_limits<double>::quiet_NaN(), 1, 0.1, 0);
   EXPECT_TRUE(Contains(Exposition(metrics),
                        "petname_train_loss{job=\"pets\",namespace=\"ml\",rank=\"0\"} Nan"));
