@@ -26,6 +26,9 @@
 #      (tests/e2e/sweep_scenario.sh): never more than 2 trials run, the sweep Succeeds with a best
 #      trial and times to goal, `petname report --sweep` renders it from the checkpoint volume, and
 #      deleting the sweep deletes its trials.
+#   8. rank 0's container is killed after its second checkpoint and the newest checkpoint damaged
+#      as a writer killed mid-save leaves it (tests/e2e/checkpoint_scenario.sh): the restarted
+#      rank 0 skips it with a message, resumes from the one before, and the job Succeeds.
 #
 #   tests/e2e/e2e_test.sh BIN_DIR CSV      (BIN_DIR holds petname and petname-operator)
 #
@@ -37,7 +40,7 @@
 # on exit (the cluster also by its watchdog); WORK is kept when a check failed.
 # Env: E2E_MAX_NAMES (default 6000), E2E_EPOCHS (default 6), E2E_BATCH (default 256), sizes of
 # each job (small enough for < 2 min per scenario on 2 cores, big enough to be killed mid-training);
-# E2E_SCENARIOS (default "1 2 3 4 5 6 7"): the scenarios to run after scenario 1, which installs
+# E2E_SCENARIOS (default "1 2 3 4 5 6 7 8"): the scenarios to run after scenario 1, which installs
 # the operator and always runs.
 set -euo pipefail
 
@@ -47,9 +50,9 @@ CSV=${2:?usage: e2e_test.sh BIN_DIR CSV}
 MAX_NAMES=${E2E_MAX_NAMES:-6000}
 EPOCHS=${E2E_EPOCHS:-6}
 BATCH=${E2E_BATCH:-256}
-SCENARIOS=${E2E_SCENARIOS:-1 2 3 4 5 6 7}
+SCENARIOS=${E2E_SCENARIOS:-1 2 3 4 5 6 7 8}
 for n in $SCENARIOS; do
-  [[ $n =~ ^[1-7]$ ]] || { echo "e2e_test.sh: E2E_SCENARIOS: no scenario '$n' (1-7)" >&2; exit 2; }
+  [[ $n =~ ^[1-8]$ ]] || { echo "e2e_test.sh: E2E_SCENARIOS: no scenario '$n' (1-8)" >&2; exit 2; }
 done
 # shellcheck source-path=SCRIPTDIR source=../cluster/env.sh
 source "$ROOT/tests/cluster/env.sh"
@@ -155,7 +158,7 @@ report() {
     echo "| scenario | seconds |"
     echo "|---|---|"
     local s
-    for s in node-up 1-install-train 2-kill-rank 3-kill-operator 4-delete 5-processes 6-node-daemons 7-sweep; do
+    for s in node-up 1-install-train 2-kill-rank 3-kill-operator 4-delete 5-processes 6-node-daemons 7-sweep 8-damaged-checkpoint; do
       echo "| $s | ${SCENARIO_SECONDS[$s]:-not run} |"
     done
     echo
@@ -288,6 +291,8 @@ source "$ROOT/tests/e2e/procs_scenario.sh"
 source "$ROOT/tests/e2e/node_restart_scenario.sh"
 # shellcheck source-path=SCRIPTDIR source=sweep_scenario.sh
 source "$ROOT/tests/e2e/sweep_scenario.sh"
+# shellcheck source-path=SCRIPTDIR source=checkpoint_scenario.sh
+source "$ROOT/tests/e2e/checkpoint_scenario.sh"
 
 # ---- scenario 1: helm install, a 2-rank job to Succeeded ---------------------------------------
 scenario_1() {

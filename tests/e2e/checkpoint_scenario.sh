@@ -1,0 +1,47 @@
+# shellcheck shell=bash
+# Sourced by e2e_test.sh (uses its kn, WORK, EPOCHS, CTR, create_job, latest_epoch, save_logs,
+# phase_is, check_resumed_after_restart, final_checkpoint, step, check, ok, not_ok, log):
+# scenario 8, a damaged newest checkpoint in real pods. Once rank 0 has written two checkpoints
+# its container is killed (SIGKILL through containerd) and what a writer killed in the middle of
+# a save leaves is put on the volume: the newest checkpoint's model.pt cut to half its size and
+# a staging directory with a partial file. The operator restarts the gang; the new rank 0 says it
+# skips the damaged checkpoint, resumes from the one before, removes the staging directory, and
+# the job Succeeds.
+
+scenario_8() {
+  local job=truncated t0=$SECONDS
+  log "scenario 8: kill rank 0 and damage its newest checkpoint as a killed writer would"
+  create_job "$job"
+  two_checkpoints() { (($(latest_epoch "$job") >= 2)); }
+  step "two checkpoints of $job written" 240 two_checkpoints || return 1
+  local id at dir staging
+  id=$(kn get pod "$job-rank-0" -o jsonpath='{.status.containerStatuses[0].containerID}')
+  if ! "${CTR[@]}" tasks kill -s SIGKILL "${id#containerd://}" >>"$CHECKS_LOG" 2>&1; then
+    not_ok "killed rank 0's container (${id:-none})"
+    return 1
+  fi
+  at=$(latest_epoch "$job")
+  if ((at >= EPOCHS)); then
+    not_ok "rank 0 killed mid-training (its newest checkpoint is the last epoch, $at)"
+    return 1
+  fi
+  dir=$WORK/ckpt/$job/epoch-$(printf '%06d' "$at")
+  staging=$WORK/ckpt/$job/.staging-epoch-$(printf '%06d' $((at + 1)))-e2e
+  truncate -s $(($(stat -c %s "$dir/model.pt") / 2)) "$dir/model.pt"
+  mkdir -p "$staging" && echo partial >"$staging/model.pt"
+  chown -R --reference="$WORK/ckpt/$job" "$staging"
+  ok "killed rank 0 (SIGKILL) after epoch $at; its model.pt cut to half, a staging directory left"
+  step "job Succeeded after the gang restart" 300 phase_is "$job" Succeeded || {
+    save_logs "$job"
+    return 1
+  }
+  SCENARIO_SECONDS[8-damaged-checkpoint]=$((SECONDS - t0))
+  save_logs "$job"
+  check "rank 0 says it skips the damaged checkpoint of epoch $at" grep -q \
+    "skipping damaged checkpoint: .*epoch-$(printf '%06d' "$at")" "$WORK/logs/$job-rank-0.log"
+  check_resumed_after_restart "$job" $((at - 1))
+  check "it resumed from the checkpoint before the damaged one (epoch $((at - 1)))" \
+    test "${RESUMED:-}" = $((at - 1))
+  check "the staging directory was removed" test ! -e "$staging"
+  check "final checkpoint on the volume" final_checkpoint "$job"
+}
