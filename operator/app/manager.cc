@@ -102,12 +102,12 @@ void Manager::MakeController() {
 }
 
 Status Manager::StartEndpoints() {
-  controller::Controller* ctrl = controller_.get();
+  // Ready once the job and the sweep controllers' caches have synced.
+  auto ready = [jobs = controller_.get(), sweeps = sweep_controller_.get()] {
+    return jobs->Synced() && sweeps->Synced() ? Plain(200, "ok\n") : Plain(503, "caches syncing\n");
+  };
   PETNAME_RETURN_IF_ERROR(ServeEndpoint(
-      options_.health_bind,
-      {{"/healthz", [] { return Plain(200, "ok\n"); }},
-       {"/readyz",
-        [ctrl] { return ctrl->Synced() ? Plain(200, "ok\n") : Plain(503, "caches syncing\n"); }}},
+      options_.health_bind, {{"/healthz", [] { return Plain(200, "ok\n"); }}, {"/readyz", ready}},
       &health_));
   return ServeEndpoint(options_.metrics_bind,
                        {{"/metrics",
