@@ -184,6 +184,19 @@ Status DesiredSweep(const api::Sweep& sw, const std::vector<Json>& trial_jobs, i
     }
   }
 
+  // A failed sweep stops its unfinished trials (Katib users expect it: kubeflow/katib#2061).
+  std::vector<sweep::Trial> observed;
+  for (const auto& [index, row] : rows) observed.push_back(row);
+  std::string failure;
+  const bool failed =
+      sweep::DecideSweepPhase(sw.spec, total, observed, &failure) == sweep::SweepPhase::kFailed;
+  for (auto& [index, row] : rows) {
+    if (!failed || sweep::IsFinished(row.phase)) continue;
+    row.phase = sweep::TrialPhase::kStopped;
+    row.message = "stopped: the sweep failed (" + failure + ")";
+    if (jobs.count(index) != 0) actions.stop.push_back(row.name);
+  }
+
   // A Pending row without a job: its create failed, or the cache lags; create it (again).
   for (const auto& [index, row] : rows) {
     if (jobs.count(index) == 0 && row.phase == sweep::TrialPhase::kPending) {

@@ -7,8 +7,9 @@
 // petname.dev/sweep-name=<sweep>, petname.dev/trial-index=<i>, a controller ownerReference to the
 // sweep (deleting the sweep deletes its trials), and the spec sweep::ApplyAssignment(template),
 // plus training.goal {metric, value, stop: stopTrialAtGoal} when the objective has a goal, and
-// checkpoint.path = <template's checkpoint.path>/<trial name> (one shared volume holds every
-// trial's checkpoints, none shares a directory).
+// checkpoint.subPath = <template's subPath>/<trial name> (every trial mounts the template's volume
+// at its checkpoint.path; one shared volume holds every trial's checkpoints, none shares a
+// directory).
 //
 // Created: sweep::TrialsToStart, counting the trials created and unfinished (observed jobs and
 // rows of the old status), so parallelTrialCount holds at every moment; trial names are
@@ -20,7 +21,9 @@
 // metrics after every epoch observed, kept in the status): the trial job gets
 // spec.runPolicy.suspend = true (its controller deletes the pods; checkpoints and the job stay for
 // inspection) and its row becomes Stopped. A trial job whose spec.runPolicy.suspend is true reads
-// as Stopped.
+// as Stopped. Once the sweep has Failed (more than maxFailedTrialCount trials failed), every
+// unfinished trial is stopped the same way, with the reason in its row's message, and none is
+// created.
 //
 // Status rows: the phase from the job's (Pending, Running/Restarting -> Running, Succeeded,
 // Failed, Suspended -> Stopped); epochs, best validation loss/accuracy and the times to goal are

@@ -149,6 +149,29 @@ TEST(SweepDesiredTest, SucceedsWhenEveryTrialFinished) {
   EXPECT_TRUE(api::ConditionIs(a.status.conditions, api::kRunning, false));
 }
 
+// More than maxFailedTrialCount failures fail the sweep: the trial still running is stopped,
+// the Pending one whose job is not seen yet is not created again, and nothing new starts.
+TEST(SweepDesiredTest, AFailedSweepStopsItsUnfinishedTrials) {
+  api::Sweep sw = TestSweep(R"({"spec": {"parallelTrialCount": 3, "maxFailedTrialCount": 1}})");
+  sweep::Trial pending;
+  pending.name = "sw-003";
+  sw.status.trials = {pending};
+  sw.status.history = {{}};
+  const SweepActions a =
+      Decide(sw, {Observed(sw, 0, {{"phase", "Failed"}}), Observed(sw, 1, {{"phase", "Failed"}}),
+                  Observed(sw, 2, {{"phase", "Running"}})});
+  EXPECT_TRUE(a.create.empty());
+  EXPECT_EQ(a.stop, std::vector<std::string>{"sw-002"});
+  ASSERT_EQ(a.status.trials.size(), 4u);
+  EXPECT_EQ(a.status.trials[2].phase, sweep::TrialPhase::kStopped);
+  EXPECT_EQ(a.status.trials[2].message,
+            "stopped: the sweep failed (2 trials failed (maxFailedTrialCount 1))");
+  EXPECT_EQ(a.status.trials[3].phase, sweep::TrialPhase::kStopped);
+  EXPECT_EQ(a.status.phase, sweep::SweepPhase::kFailed);
+  EXPECT_EQ(a.status.counts.stopped, 2);
+  EXPECT_TRUE(api::ConditionIs(a.status.conditions, api::kFailed, true));
+}
+
 TEST(SweepDesiredTest, IgnoresJobsItDoesNotControl) {
   api::Sweep sw = TestSweep();
   Json foreign = Observed(sw, 0, {{"phase", "Running"}});

@@ -3,6 +3,8 @@
 # 1 than the third, which the operator then suspends (spec.runPolicy.suspend; the job controller
 # deletes its pod) and reports Stopped; the sweep Succeeds once the others have. Progress is
 # written as the progress scraper would (the job controller keeps a progress it did not scrape).
+# Then a sweep whose second failed trial passes maxFailedTrialCount 1: it Fails, and its trial
+# still running is suspended and reported Stopped with the reason.
 source "$(dirname "$0")/lib.sh"
 
 k create -f - >/dev/null <<YAML
@@ -56,5 +58,35 @@ wait_until "sweep Succeeded" 30 sweep_is Succeeded
 [[ $(sweep_field '{.status.trialsSucceeded}/{.status.trialsStopped}') == 2/1 ]] ||
   fail "counts: $(sweep_field '{.status.trialsSucceeded}/{.status.trialsStopped}')"
 [[ $(sweep_field '{.status.bestTrial}') == median-000 ]] || fail "bestTrial: $(sweep_field '{.status.bestTrial}')"
+
+k create -f - >/dev/null <<YAML
+apiVersion: petname.dev/v1alpha1
+kind: PetNameTrainingSweep
+metadata: {name: doomed}
+spec:
+  template:
+    image: petname:test
+    dataset: {path: /data/pets.csv}
+    runPolicy: {restartPolicy: Never}
+  parameters:
+    - {name: training.learningRate, values: [0.001, 0.002, 0.003]}
+  parallelTrialCount: 3
+  maxFailedTrialCount: 1
+YAML
+doomed_field() { k get pnts doomed -o jsonpath="$1"; }
+for t in doomed-000 doomed-001 doomed-002; do running "$t"; done
+for t in doomed-000 doomed-001; do
+  set_phase "$t-rank-0" Failed
+  wait_until "$t Failed" 30 phase_is "$t" Failed
+done
+doomed_failed() { [[ $(doomed_field '{.status.phase}') == Failed ]]; }
+wait_until "sweep doomed Failed" 30 doomed_failed
+doomed_suspended() { [[ $(job_field doomed-002 '{.spec.runPolicy.suspend}') == true ]]; }
+wait_until "doomed-002 suspended" 30 doomed_suspended
+[[ $(doomed_field '{.status.trialStatuses[2].phase}') == Stopped ]] ||
+  fail "doomed-002: $(doomed_field '{.status.trialStatuses[2]}')"
+[[ $(doomed_field '{.status.trialStatuses[2].message}') == "stopped: the sweep failed"* ]] ||
+  fail "doomed-002 message: $(doomed_field '{.status.trialStatuses[2].message}')"
+wait_until "doomed-002's pod deleted" 30 has_pods doomed-002 0
 stop_operator
 log PASS
