@@ -261,6 +261,17 @@ Json Value::ToJson() const {
   return number;
 }
 
+bool Value::FromJson(const Json& j, Value* out) {
+  if (j.is_string()) {
+    *out = Value{0, j.get<std::string>(), true};
+  } else if (j.is_number()) {
+    *out = Value{j.get<double>(), "", false};
+  } else {
+    return false;
+  }
+  return true;
+}
+
 std::string Value::ToString() const {
   if (is_text) return text;
   char buf[64];

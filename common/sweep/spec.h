@@ -40,6 +40,8 @@ struct Value {
 
   // JSON form: a number (integers without a fraction) or a string.
   Json ToJson() const;
+  // Reads the JSON form back into *out; false (and *out untouched) for any other JSON.
+  static bool FromJson(const Json& j, Value* out);
   // "0.004", "4096", "bf16": the shortest text that reads back as the same value.
   std::string ToString() const;
   bool operator==(const Value& other) const;

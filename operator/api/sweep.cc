@@ -1,8 +1,6 @@
 #include "operator/api/sweep.h"
 
-#include <cmath>
-
-#include "operator/kube/time.h"
+#include "operator/api/fields.h"
 
 namespace petname::api {
 namespace {
@@ -13,33 +11,15 @@ constexpr sweep::SweepPhase kSweepPhases[] = {
     sweep::SweepPhase::kCreated, sweep::SweepPhase::kRunning, sweep::SweepPhase::kSucceeded,
     sweep::SweepPhase::kFailed};
 
-std::string String(const Json& obj, const char* key) {
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
-}
+using fields::PutNumber;
+using fields::PutTime;
+using fields::String;
+using fields::Time;
 
-int Int(const Json& obj, const char* key) {
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_number_integer() ? it->get<int>() : 0;
-}
-
+// The sweep's rows hold plain ints and NaN for "none".
+int Int(const Json& obj, const char* key) { return static_cast<int>(fields::Int(obj, key)); }
 double Number(const Json& obj, const char* key) {
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_number() ? it->get<double>() : sweep::kNaN;
-}
-
-std::optional<int64_t> Time(const Json& obj, const char* key) {
-  int64_t t = 0;
-  if (!kube::ParseTime(String(obj, key), &t)) return std::nullopt;
-  return t;
-}
-
-void PutNumber(Json* obj, const char* key, double v) {
-  if (std::isfinite(v)) (*obj)[key] = v;
-}
-
-void PutTime(Json* obj, const char* key, const std::optional<int64_t>& t) {
-  if (t) (*obj)[key] = kube::FormatTime(*t);
+  return fields::Number(obj, key).value_or(sweep::kNaN);
 }
 
 sweep::Trial TrialFromJson(const Json& t) {
@@ -49,15 +29,7 @@ sweep::Trial TrialFromJson(const Json& t) {
   if (params != t.end() && params->is_object()) {
     for (const auto& [name, v] : params->items()) {
       sweep::Value value;
-      if (v.is_string()) {
-        value.text = v.get<std::string>();
-        value.is_text = true;
-      } else if (v.is_number()) {
-        value.number = v.get<double>();
-      } else {
-        continue;
-      }
-      out.parameters.emplace_back(name, value);
+      if (sweep::Value::FromJson(v, &value)) out.parameters.emplace_back(name, value);
     }
   }
   if (!sweep::TrialPhaseFromName(String(t, "phase"), &out.phase)) {
@@ -149,9 +121,7 @@ SweepStatus SweepStatusFromJson(const Json& status) {
   }
   out.start_time = Time(status, "startTime");
   out.completion_time = Time(status, "completionTime");
-  auto gen = status.find("observedGeneration");
-  if (gen != status.end() && gen->is_number_integer())
-    out.observed_generation = gen->get<int64_t>();
+  out.observed_generation = fields::Int(status, "observedGeneration");
   return out;
 }
 

@@ -14,6 +14,10 @@
 namespace petname::controller {
 namespace {
 
+// The trainer container's termination message file: a failed trainer's log tail, or the final
+// progress a successful rank 0 writes there (--termination-log).
+constexpr char kTerminationLog[] = "/dev/termination-log";
+
 std::string FormatDouble(double v) {
   std::ostringstream out;
   out.precision(17);
@@ -149,7 +153,7 @@ Json OperatorPod(const api::Job& job, int index) {
                     // A failed trainer's last stderr lines become the terminated state's
                     // message (pod_failure.h), so a failed job says why, not only its exit
                     // code; a trainer that succeeded leaves its final progress there.
-                    {"terminationMessagePath", "/dev/termination-log"},
+                    {"terminationMessagePath", kTerminationLog},
                     {"terminationMessagePolicy", "FallbackToLogsOnError"}};
   Json spec = {{"restartPolicy", "Never"},
                {"hostname", PodName(job.name, index)},
@@ -246,7 +250,7 @@ std::vector<std::string> TrainArgs(const api::JobSpec& s) {
       s.lr_schedule,
       "--resume",
       "--termination-log",
-      "/dev/termination-log",
+      kTerminationLog,
       "--metrics-port",
       std::to_string(s.metrics_port),
   };

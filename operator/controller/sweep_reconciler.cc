@@ -77,7 +77,7 @@ Status SweepReconciler::Suspend(const api::Sweep& sw, const std::string& job_nam
   PETNAME_RETURN_IF_ERROR(client_->Do("PATCH", JobsPath(sw.ns) + "/" + job_name, &patch, &resp,
                                       "application/merge-patch+json"));
   if (resp.code == 200 || resp.code == 404) {
-    spdlog::info("{}/{}: stopped trial {} (median stopping)", sw.ns, sw.name, job_name);
+    spdlog::info("{}/{}: stopped trial {}", sw.ns, sw.name, job_name);
     return Status::Ok();
   }
   return Status::Unavailable("suspend trial " + job_name + ": " + ApiMessage(resp));

@@ -57,12 +57,7 @@ Status TrialFromJson(const Json& j, TrialRecord* out) {
   const Json parameters = j.value("parameters", Json::object());
   for (const auto& [name, value] : parameters.items()) {
     Value v;
-    if (value.is_string()) {
-      v.text = value.get<std::string>();
-      v.is_text = true;
-    } else if (value.is_number()) {
-      v.number = value.get<double>();
-    } else {
+    if (!Value::FromJson(value, &v)) {
       return Status::Corruption("sweep.json: trial " + t.name + " parameter " + name);
     }
     t.parameters.emplace_back(name, v);

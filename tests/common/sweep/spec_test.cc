@@ -227,6 +227,19 @@ TEST(SweepValueTest, PrintsTheShortestText) {
   EXPECT_FALSE(t == v);
 }
 
+TEST(SweepValueTest, JsonFormReadsBack) {
+  for (const Json& j : {Json(0.004), Json(4096), Json("bf16")}) {
+    Value v;
+    ASSERT_TRUE(Value::FromJson(j, &v)) << j;
+    EXPECT_EQ(v.ToJson(), j);
+  }
+  Value untouched;
+  untouched.number = 7;
+  EXPECT_FALSE(Value::FromJson(Json::array(), &untouched));
+  EXPECT_FALSE(Value::FromJson(Json(true), &untouched));
+  EXPECT_EQ(untouched.number, 7);
+}
+
 TEST(SweepSpecTest, NamesKindsAndMetrics) {
   EXPECT_EQ(KnownParameters().size(), 8U);
   EXPECT_EQ(KindOf("replicas"), ValueKind::kInteger);
