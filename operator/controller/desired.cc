@@ -155,7 +155,9 @@ Json OperatorPod(const api::Job& job, int index) {
                     // code; a trainer that succeeded leaves its final progress there.
                     {"terminationMessagePath", kTerminationLog},
                     {"terminationMessagePolicy", "FallbackToLogsOnError"}};
+  // The trainer never calls the API server: no ServiceAccount token unless the template asks.
   Json spec = {{"restartPolicy", "Never"},
+               {"automountServiceAccountToken", false},
                {"hostname", PodName(job.name, index)},
                {"subdomain", job.name},
                {"containers", Json::array({container})},

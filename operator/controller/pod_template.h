@@ -9,6 +9,8 @@
 //    one of the pod's (the trainer) and sidecars with a containerPort of the pod's (metrics,
 //    metrics-<k>, rendezvous: the containers of a pod share its network);
 //  - spec.volumes: appended, except names the pod already uses (checkpoints, dataset);
+//  - spec.automountServiceAccountToken: set, replacing the operator's default (false: the
+//    trainer never calls the API server, so rank pods mount no token unless the template asks);
 //  - any other spec field (serviceAccountName, securityContext, imagePullSecrets, nodeSelector,
 //    affinity, tolerations, priorityClassName, runtimeClassName, ...): set, except fields the
 //    pod already has (restartPolicy, hostname, subdomain, and the spec.scheduling fields set on

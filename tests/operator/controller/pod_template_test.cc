@@ -77,6 +77,19 @@ TEST(PodTemplateTest, SidecarServiceAccountSecurityContextAndVolume) {
   EXPECT_EQ(pod["metadata"]["annotations"]["note"], "hi");
 }
 
+TEST(PodTemplateTest, RankPodsMountNoServiceAccountTokenUnlessTheTemplateAsks) {
+  for (const Json& pod : Desired(TestJob(2)).pods) {
+    EXPECT_EQ(pod["spec"]["automountServiceAccountToken"], false);
+  }
+  const api::Job job = TemplateJob(
+      R"({"spec": {"serviceAccountName": "uploader", "automountServiceAccountToken": true}})");
+  EXPECT_TRUE(CheckPodTemplate(job).ok());
+  for (const Json& pod : Desired(job).pods) {
+    EXPECT_EQ(pod["spec"]["automountServiceAccountToken"], true);
+    EXPECT_EQ(pod["spec"]["serviceAccountName"], "uploader");
+  }
+}
+
 TEST(PodTemplateTest, DesiredPodsCarryTheTemplateAndTheGang) {
   const api::Job job = TemplateJob(
       R"({"metadata": {"labels": {"team": "pets"}}, "spec": {"schedulerName": "custom",

@@ -4,8 +4,8 @@
 # of them plus every field the operator owns; a template that sets an operator-owned field is
 # refused by the CRD (CEL) with a clear message, or, for what CEL does not check (a sidecar on
 # the trainer's metrics port), failed by the operator (condition Failed, reason InvalidSpec) with
-# no pods; a pod the API server refuses (a sidecar without image) is reported as a Warning event
-# FailedCreate on the job.
+# no pods; rank pods mount a ServiceAccount token only when the template asks; a pod the API
+# server refuses (a sidecar without image) is reported as a Warning event FailedCreate on the job.
 source "$(dirname "$0")/lib.sh"
 
 start_operator
@@ -87,6 +87,19 @@ refused ckpt-volume "must not use the names checkpoints or dataset" '  template:
     spec:
       volumes: [{name: checkpoints, emptyDir: {}}]'
 [[ $(k get pntj -o name | wc -l) == 1 ]] || fail "a refused job was stored"
+
+# Without a template the rank pods mount no ServiceAccount token (the trainer never calls the
+# API server); a template that sets automountServiceAccountToken gets one.
+tokens() { k get pod "$1" -o json | jq '[.spec.volumes[] | select(.projected.sources[]?.serviceAccountToken)] | length'; }
+create_job plain 1
+create_job optin 1 '  template:
+    spec: {serviceAccountName: trainer, automountServiceAccountToken: true}'
+wait_until "1 pod of plain" 30 has_pods plain 1
+wait_until "1 pod of optin" 30 has_pods optin 1
+[[ $(k get pod plain-rank-0 -o jsonpath='{.spec.automountServiceAccountToken}') == false ]] ||
+  fail "plain-rank-0: automountServiceAccountToken is not false"
+[[ $(tokens plain-rank-0) == 0 ]] || fail "plain-rank-0 mounts a ServiceAccount token"
+[[ $(tokens optin-rank-0) == 1 ]] || fail "optin-rank-0 has no ServiceAccount token"
 
 # Refused by the operator: a sidecar on the trainer's metrics port (9400).
 create_job porty 1 '  template:
