@@ -21,7 +21,8 @@ CHART = ROOT / "charts" / "petname-operator"
 HELM = sys.argv[1] if len(sys.argv) > 1 else "helm"
 
 # What operator/ does through the API (informers: list + watch; reconciler: create, get on a
-# 409, delete pods, PUT status, delete jobs after their TTL, create Events, get/create
+# 409, delete pods, PUT status, delete jobs after their TTL, create Events and patch the count
+# of a repeated one, get/create
 # PodGroups; sweep reconciler: create trial jobs, patch them to suspend a stopped trial, PUT the
 # sweep's status, and owner references with blockOwnerDeletion, which need update on the
 # sweeps' finalizers where OwnerReferencesPermissionEnforcement is on). The chart must grant
@@ -40,7 +41,7 @@ OPERATOR_RULES = [
     {"apiGroups": [""], "resources": ["pods"],
      "verbs": ["get", "list", "watch", "create", "delete"]},
     {"apiGroups": [""], "resources": ["services"], "verbs": ["get", "list", "watch", "create"]},
-    {"apiGroups": [""], "resources": ["events"], "verbs": ["create"]},
+    {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
     {"apiGroups": ["scheduling.x-k8s.io", "scheduling.volcano.sh"], "resources": ["podgroups"],
      "verbs": ["get", "create"]},
 ]
