@@ -1,6 +1,7 @@
 #include "operator/api/sweep.h"
 
 #include "operator/api/fields.h"
+#include "operator/api/names.h"
 
 namespace petname::api {
 namespace {
@@ -159,6 +160,8 @@ Status SweepFromJson(const Json& obj, Sweep* out) {
   sw.uid = meta.value("uid", "");
   sw.generation = meta.value("generation", int64_t{0});
   if (sw.name.empty()) return Status::InvalidArgument("sweep: metadata.name is empty");
+  Status named = CheckObjectName(sw.name, kMaxSweepName);
+  if (!named.ok()) return Status::InvalidArgument("sweep: " + named.message());
   auto spec = obj.find("spec");
   if (spec == obj.end() || !spec->is_object()) {
     return Status::InvalidArgument("sweep " + sw.name + ": spec is missing");
