@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "operator/api/conditions.h"
@@ -130,6 +131,37 @@ Json TrialJob(const api::Sweep& sw, int index, const sweep::Assignment& assignme
               {api::kTrialIndexLabel, std::to_string(index)}}},
             {"ownerReferences", Json::array({kube::ControllerRef(sw.object)})}}},
           {"spec", std::move(spec)}};
+}
+
+int64_t PeakTrialPods(const api::Sweep& sw, const std::vector<sweep::Assignment>& assignments) {
+  std::vector<int64_t> pods;
+  pods.reserve(assignments.size());
+  for (const sweep::Assignment& a : assignments) {
+    const Json spec = sweep::ApplyAssignment(sw.spec.job_template, a);
+    auto replicas = spec.find("replicas");
+    pods.push_back(replicas != spec.end() && replicas->is_number_integer()
+                       ? std::max<int64_t>(1, replicas->get<int64_t>())
+                       : 1);
+  }
+  std::sort(pods.begin(), pods.end(), std::greater<>());
+  const size_t parallel =
+      std::min(pods.size(), static_cast<size_t>(std::max(1, sw.spec.parallel_trial_count)));
+  int64_t peak = 0;
+  for (size_t i = 0; i < parallel; ++i) peak += pods[i];
+  return peak;
+}
+
+Status CheckSweepPods(const api::Sweep& sw, int64_t max_pods) {
+  std::vector<sweep::Assignment> assignments;
+  PETNAME_RETURN_IF_ERROR(sweep::ExpandTrials(sw.spec, &assignments));
+  const int64_t peak = PeakTrialPods(sw, assignments);
+  if (peak <= max_pods) return Status::Ok();
+  return Status::InvalidArgument(
+      "sweep " + sw.name + ": its " + std::to_string(sw.spec.parallel_trial_count) +
+      " parallel trials may run " + std::to_string(peak) + " pods at once, more than the " +
+      std::to_string(max_pods) +
+      " this operator allows per sweep (--max-pods-per-sweep); lower parallelTrialCount or "
+      "replicas");
 }
 
 Status DesiredSweep(const api::Sweep& sw, const std::vector<Json>& trial_jobs, int64_t now,

@@ -47,6 +47,19 @@
 
 namespace petname::controller {
 
+// The most pods a sweep's trials may have at once unless --max-pods-per-sweep says otherwise.
+inline constexpr int kDefaultMaxPodsPerSweep = 256;
+
+// The pods a sweep's trials may have at once: the replicas of its parallelTrialCount largest
+// trials (each trial's spec.replicas after its assignment; the template's, default 1, when
+// replicas is not varied).
+int64_t PeakTrialPods(const api::Sweep& sweep, const std::vector<sweep::Assignment>& assignments);
+
+// InvalidArgument naming the peak and the bound when PeakTrialPods exceeds max_pods: the sweep
+// is refused (as Katib's admission refuses an Experiment it cannot run) rather than run with less
+// parallelism than it asked for. Fails also when the spec cannot be expanded.
+Status CheckSweepPods(const api::Sweep& sweep, int64_t max_pods);
+
 struct SweepActions {
   std::vector<nlohmann::json> create;  // trial jobs, in index order
   std::vector<std::string> stop;       // trial job names to suspend

@@ -132,7 +132,7 @@ def test_defaults():
     check("ports: metrics 8080, health 8081", ports == {"http-metrics": 8080, "health": 8081})
     check("args: all namespaces, bind addresses, no leader election",
           c["args"] == ["--workers=4", "--qps=0", "--burst=30", "--log-level=info",
-                        "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081"],
+                        "--max-pods-per-sweep=256", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081"],
           str(c["args"]))
     svc = objs[("Service", "rel-petname-operator-metrics")]
     check("metrics Service selects the operator pods on http-metrics and health",
@@ -322,7 +322,7 @@ def test_readme_values():
 
 def test_schema_rejects():
     for bad in ["scope=everywhere", "replicas=-1", "operator.logLevel=loud", "operator.workers=0",
-                "image.pullPolicy=Sometimes", "unknownKey=1", "serviceMonitor.interval=soon",
+                "image.pullPolicy=Sometimes", "unknownKey=1", "operator.maxPodsPerSweep=0", "serviceMonitor.interval=soon",
                 "podMonitor.interval=soon"]:
         r = helm("template", "rel", str(CHART), "--set", bad)
         check(f"schema rejects {bad}", r.returncode != 0 and "rel" not in r.stdout, r.stdout[:200])
