@@ -7,6 +7,7 @@
 
 #include "operator/api/conditions.h"
 #include "operator/api/job.h"
+#include "operator/controller/sweep_history.h"
 #include "operator/kube/object.h"
 
 namespace petname::controller {
@@ -49,8 +50,10 @@ sweep::TrialPhase TrialPhaseOf(const Json& job, const api::JobStatus& status) {
 double Min(double a, double b) { return std::isnan(a) ? b : (std::isnan(b) ? a : std::min(a, b)); }
 double Max(double a, double b) { return std::isnan(a) ? b : (std::isnan(b) ? a : std::max(a, b)); }
 
-// `row` and `history` (the old status's, or fresh ones) updated from the trial job's status.
-void Observe(const Json& job, sweep::Trial* row, std::vector<sweep::EpochPoint>* history) {
+// `row` and `history` (the old status's, or fresh ones) updated from the trial job's status;
+// the history as sweep_history.h keeps it for `metric`, the objective's.
+void Observe(const Json& job, sweep::Metric metric, sweep::Trial* row,
+             std::vector<sweep::EpochPoint>* history) {
   const api::JobStatus st = api::JobStatusFromJson(job.value("status", Json::object()));
   if (!sweep::IsFinished(row->phase)) row->phase = TrialPhaseOf(job, st);
   if (row->phase == sweep::TrialPhase::kFailed && row->message.empty()) {
@@ -68,7 +71,8 @@ void Observe(const Json& job, sweep::Trial* row, std::vector<sweep::EpochPoint>*
     point.epoch = static_cast<int>(p.epoch);
     point.validation_loss = p.validation_loss.value_or(sweep::kNaN);
     point.validation_accuracy = p.validation_accuracy.value_or(sweep::kNaN);
-    history->push_back(point);
+    history->push_back(KeptPoint(metric, point));
+    CompactHistory(metric, history);
   }
   row->epochs = std::max(row->epochs, static_cast<int>(p.epoch));
   if (p.validation_loss)
@@ -194,7 +198,7 @@ Status DesiredSweep(const api::Sweep& sw, const std::vector<Json>& trial_jobs, i
   for (const auto& [index, job] : jobs) {
     sweep::Trial& row = rows[index];
     row.name = sweep::TrialName(sw.name, index);
-    Observe(*job, &row, &history[index]);
+    Observe(*job, sw.spec.objective.metric, &row, &history[index]);
   }
   for (auto& [index, row] : rows) row.parameters = assignments[index];
 

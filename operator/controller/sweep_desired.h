@@ -17,8 +17,8 @@
 // fine). A Pending row of the old status without a job is created again (its create failed,
 // or the cache lags and the create meets 409).
 //
-// Stopped (median stopping, sweep::ShouldStopByMedian over each trial's history: the validation
-// metrics after every epoch observed, kept in the status): the trial job gets
+// Stopped (median stopping, sweep::ShouldStopByMedian over each trial's history: the objective's
+// metric after the epochs observed, kept in the status as sweep_history.h says): the trial job gets
 // spec.runPolicy.suspend = true (its controller deletes the pods; checkpoints and the job stay for
 // inspection) and its row becomes Stopped. A trial job whose spec.runPolicy.suspend is true reads
 // as Stopped. Once the sweep has Failed (more than maxFailedTrialCount trials failed), every
