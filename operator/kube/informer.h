@@ -2,8 +2,8 @@
 // reflector + store.
 //
 // Run() lists with pagination (limit/continue; a 410 at any page, as an expired continue token
-// gives, starts the list over from the first page, at most 3 times, then counts as a failed list:
-// the cache is only ever replaced by a complete list), remembers the list's resourceVersion, then
+// gives, starts the list over from the first page; after 3 attempts in all it counts as a failed
+// list: the cache is only ever replaced by a complete list), remembers the list's resourceVersion, then
 // watches from it with allowWatchBookmarks=true and a randomized timeoutSeconds (5-10 min),
 // updating the resourceVersion (opaque) from every event including BOOKMARKs. When the watch
 // ends it re-watches from there; on HTTP 410 or an ERROR event with code 410 it relists; on
