@@ -1,5 +1,6 @@
 #include "operator/api/job.h"
 
+#include "operator/api/names.h"
 #include "operator/api/quantity.h"
 
 namespace petname::api {
@@ -269,6 +270,8 @@ Status JobFromJson(const Json& obj, Job* out) {
   job.uid = meta.value("uid", "");
   job.generation = meta.value("generation", int64_t{0});
   if (job.name.empty()) return Status::InvalidArgument("job: metadata.name is empty");
+  Status named = CheckObjectName(job.name, kMaxJobName);
+  if (!named.ok()) return Status::InvalidArgument("job: " + named.message());
   auto spec = obj.find("spec");
   if (spec == obj.end() || !spec->is_object()) {
     return Status::InvalidArgument("job " + job.name + ": spec is missing");

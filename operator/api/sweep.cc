@@ -1,6 +1,9 @@
 #include "operator/api/sweep.h"
 
+#include <cmath>
+
 #include "operator/api/fields.h"
+#include "operator/api/names.h"
 
 namespace petname::api {
 namespace {
@@ -46,29 +49,60 @@ sweep::Trial TrialFromJson(const Json& t) {
   return out;
 }
 
+// A number of a history's value list; null (a point without that metric) reads as NaN.
+double ValueAt(const Json& values, size_t i) {
+  return values.is_array() && i < values.size() && values[i].is_number() ? values[i].get<double>()
+                                                                         : sweep::kNaN;
+}
+
 std::vector<sweep::EpochPoint> HistoryFromJson(const Json& t) {
   std::vector<sweep::EpochPoint> out;
   auto history = t.find("history");
-  if (history == t.end() || !history->is_array()) return out;
-  for (const Json& h : *history) {
-    if (!h.is_object()) continue;
+  if (history == t.end()) return out;
+  if (history->is_array()) {  // [{epoch, validationLoss, validationAccuracy}], older operators'
+    for (const Json& h : *history) {
+      if (!h.is_object()) continue;
+      sweep::EpochPoint point;
+      point.epoch = Int(h, "epoch");
+      point.validation_loss = Number(h, "validationLoss");
+      point.validation_accuracy = Number(h, "validationAccuracy");
+      out.push_back(point);
+    }
+    return out;
+  }
+  if (!history->is_object()) return out;
+  const Json epochs = history->value("epochs", Json::array());
+  const Json loss = history->value("validationLoss", Json::array());
+  const Json accuracy = history->value("validationAccuracy", Json::array());
+  if (!epochs.is_array()) return out;
+  for (size_t i = 0; i < epochs.size(); ++i) {
+    if (!epochs[i].is_number_integer()) continue;
     sweep::EpochPoint point;
-    point.epoch = Int(h, "epoch");
-    point.validation_loss = Number(h, "validationLoss");
-    point.validation_accuracy = Number(h, "validationAccuracy");
+    point.epoch = epochs[i].get<int>();
+    point.validation_loss = ValueAt(loss, i);
+    point.validation_accuracy = ValueAt(accuracy, i);
     out.push_back(point);
   }
   return out;
 }
 
+// {epochs: [...], validationLoss: [...], validationAccuracy: [...]}: parallel lists, a metric's
+// left out when no point has it, null where one point lacks it.
 Json HistoryToJson(const std::vector<sweep::EpochPoint>& history) {
-  Json out = Json::array();
+  Json epochs = Json::array(), loss = Json::array(), accuracy = Json::array();
+  bool any_loss = false, any_accuracy = false;
   for (const sweep::EpochPoint& point : history) {
-    Json h = {{"epoch", point.epoch}};
-    PutNumber(&h, "validationLoss", point.validation_loss);
-    PutNumber(&h, "validationAccuracy", point.validation_accuracy);
-    out.push_back(std::move(h));
+    epochs.push_back(point.epoch);
+    const bool has_loss = std::isfinite(point.validation_loss);
+    const bool has_accuracy = std::isfinite(point.validation_accuracy);
+    loss.push_back(has_loss ? Json(point.validation_loss) : Json());
+    accuracy.push_back(has_accuracy ? Json(point.validation_accuracy) : Json());
+    any_loss = any_loss || has_loss;
+    any_accuracy = any_accuracy || has_accuracy;
   }
+  Json out = {{"epochs", std::move(epochs)}};
+  if (any_loss) out["validationLoss"] = std::move(loss);
+  if (any_accuracy) out["validationAccuracy"] = std::move(accuracy);
   return out;
 }
 
@@ -159,6 +193,8 @@ Status SweepFromJson(const Json& obj, Sweep* out) {
   sw.uid = meta.value("uid", "");
   sw.generation = meta.value("generation", int64_t{0});
   if (sw.name.empty()) return Status::InvalidArgument("sweep: metadata.name is empty");
+  Status named = CheckObjectName(sw.name, kMaxSweepName);
+  if (!named.ok()) return Status::InvalidArgument("sweep: " + named.message());
   auto spec = obj.find("spec");
   if (spec == obj.end() || !spec->is_object()) {
     return Status::InvalidArgument("sweep " + sw.name + ": spec is missing");

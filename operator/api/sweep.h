@@ -9,7 +9,8 @@
 // Katib's Experiment has them); bestTrial (a trial name); trialStatuses (one row per created
 // trial: name, parameters {name: value}, phase, epochs, bestValidationLoss,
 // bestValidationAccuracy, samplesPerSecond, wallSeconds, timeToGoalSeconds,
-// wallTimeToGoalSeconds, message, history [{epoch, validationLoss, validationAccuracy}]);
+// wallTimeToGoalSeconds, message, history {epochs, validationLoss, validationAccuracy}: parallel
+// lists, what sweep_history.h keeps);
 // startTime, completionTime; observedGeneration.
 #pragma once
 

@@ -86,7 +86,8 @@ void Manager::MakeController() {
   controller_ = std::make_unique<controller::Controller>(
       client_.get(),
       controller::ControllerOptions{options_.ns, options_.workers, &metrics_, &progress_store_});
-  sweep_controller_ = std::make_unique<controller::SweepController>(client_.get(), options_.ns);
+  sweep_controller_ = std::make_unique<controller::SweepController>(client_.get(), options_.ns,
+                                                                    options_.max_pods_per_sweep);
   controller::Controller* ctrl = controller_.get();
   metrics_.SetSources({[ctrl] { return ctrl->queue_stats(); }, [ctrl] { return ctrl->lists(); },
                        [ctrl] { return ctrl->JobsByPhase(); },

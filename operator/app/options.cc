@@ -35,6 +35,10 @@ void AddOptions(CLI::App* app, Options* o) {
   app->add_option("--leader-elect-namespace", o->lease_namespace,
                   "namespace of the Lease (default: the pod's namespace, else --namespace)");
   app->add_option("--leader-elect-id", o->lease_id, "name of the Lease");
+  app->add_option("--max-pods-per-sweep", o->max_pods_per_sweep,
+                  "refuse (phase Failed, reason TooManyPods) a sweep whose parallel trials could "
+                  "run more pods at once")
+      ->check(CLI::Range(1, 1000000));
   app->add_option("--progress-interval", o->progress_interval,
                   "how often rank 0's /metrics of each Running job is read into status.progress "
                   "(e.g. 15s; 0 disables)");

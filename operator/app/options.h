@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "operator/controller/sweep_desired.h"
 #include "operator/kube/leader_election.h"
 #include "operator/logging/logging.h"
 
@@ -35,6 +36,8 @@ struct Options {
   std::string lease_namespace;
   std::string lease_id = "petname-operator";
   std::string progress_interval = "15s";
+  // A sweep whose trials could run more pods at once is refused (phase Failed, TooManyPods).
+  int max_pods_per_sweep = controller::kDefaultMaxPodsPerSweep;
 };
 
 // Parses the command line into *options. Returns the exit code when the process should stop

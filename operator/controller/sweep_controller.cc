@@ -9,7 +9,7 @@
 
 namespace petname::controller {
 
-SweepController::SweepController(kube::RestClient* client, const std::string& ns)
+SweepController::SweepController(kube::RestClient* client, const std::string& ns, int64_t max_pods)
     : client_(client),
       queue_(std::chrono::milliseconds(50), std::chrono::seconds(60)),
       events_(client, "petname-operator") {
@@ -21,8 +21,8 @@ SweepController::SweepController(kube::RestClient* client, const std::string& ns
         const std::string sweep = kube::Label(o, api::kSweepNameLabel);
         if (!sweep.empty()) queue_.Add(kube::Key(kube::Namespace(o), sweep));
       });
-  reconciler_ =
-      std::make_unique<SweepReconciler>(client_, SweepCaches{sweeps_.get(), jobs_.get()}, &events_);
+  reconciler_ = std::make_unique<SweepReconciler>(client_, SweepCaches{sweeps_.get(), jobs_.get()},
+                                                  &events_, max_pods);
 }
 
 SweepController::~SweepController() { Stop(); }

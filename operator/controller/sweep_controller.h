@@ -6,6 +6,7 @@
 // backoff. Trial jobs themselves are reconciled by the job Controller like any other job.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <thread>
@@ -21,8 +22,8 @@ namespace petname::controller {
 
 class SweepController {
  public:
-  // `ns`: the namespace watched ("" = all).
-  SweepController(kube::RestClient* client, const std::string& ns);
+  // `ns`: the namespace watched ("" = all); `max_pods`: --max-pods-per-sweep (SweepReconciler).
+  SweepController(kube::RestClient* client, const std::string& ns, int64_t max_pods);
   ~SweepController();
 
   // Starts the informers; returns at once.

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "operator/api/conditions.h"
 #include "operator/api/job.h"
+#include "operator/controller/sweep_history.h"
 #include "operator/kube/object.h"
 
 namespace petname::controller {
@@ -48,8 +50,10 @@ sweep::TrialPhase TrialPhaseOf(const Json& job, const api::JobStatus& status) {
 double Min(double a, double b) { return std::isnan(a) ? b : (std::isnan(b) ? a : std::min(a, b)); }
 double Max(double a, double b) { return std::isnan(a) ? b : (std::isnan(b) ? a : std::max(a, b)); }
 
-// `row` and `history` (the old status's, or fresh ones) updated from the trial job's status.
-void Observe(const Json& job, sweep::Trial* row, std::vector<sweep::EpochPoint>* history) {
+// `row` and `history` (the old status's, or fresh ones) updated from the trial job's status;
+// the history as sweep_history.h keeps it for `metric`, the objective's.
+void Observe(const Json& job, sweep::Metric metric, sweep::Trial* row,
+             std::vector<sweep::EpochPoint>* history) {
   const api::JobStatus st = api::JobStatusFromJson(job.value("status", Json::object()));
   if (!sweep::IsFinished(row->phase)) row->phase = TrialPhaseOf(job, st);
   if (row->phase == sweep::TrialPhase::kFailed && row->message.empty()) {
@@ -67,7 +71,8 @@ void Observe(const Json& job, sweep::Trial* row, std::vector<sweep::EpochPoint>*
     point.epoch = static_cast<int>(p.epoch);
     point.validation_loss = p.validation_loss.value_or(sweep::kNaN);
     point.validation_accuracy = p.validation_accuracy.value_or(sweep::kNaN);
-    history->push_back(point);
+    history->push_back(KeptPoint(metric, point));
+    CompactHistory(metric, history);
   }
   row->epochs = std::max(row->epochs, static_cast<int>(p.epoch));
   if (p.validation_loss)
@@ -132,6 +137,37 @@ Json TrialJob(const api::Sweep& sw, int index, const sweep::Assignment& assignme
           {"spec", std::move(spec)}};
 }
 
+int64_t PeakTrialPods(const api::Sweep& sw, const std::vector<sweep::Assignment>& assignments) {
+  std::vector<int64_t> pods;
+  pods.reserve(assignments.size());
+  for (const sweep::Assignment& a : assignments) {
+    const Json spec = sweep::ApplyAssignment(sw.spec.job_template, a);
+    auto replicas = spec.find("replicas");
+    pods.push_back(replicas != spec.end() && replicas->is_number_integer()
+                       ? std::max<int64_t>(1, replicas->get<int64_t>())
+                       : 1);
+  }
+  std::sort(pods.begin(), pods.end(), std::greater<>());
+  const size_t parallel =
+      std::min(pods.size(), static_cast<size_t>(std::max(1, sw.spec.parallel_trial_count)));
+  int64_t peak = 0;
+  for (size_t i = 0; i < parallel; ++i) peak += pods[i];
+  return peak;
+}
+
+Status CheckSweepPods(const api::Sweep& sw, int64_t max_pods) {
+  std::vector<sweep::Assignment> assignments;
+  PETNAME_RETURN_IF_ERROR(sweep::ExpandTrials(sw.spec, &assignments));
+  const int64_t peak = PeakTrialPods(sw, assignments);
+  if (peak <= max_pods) return Status::Ok();
+  return Status::InvalidArgument(
+      "sweep " + sw.name + ": its " + std::to_string(sw.spec.parallel_trial_count) +
+      " parallel trials may run " + std::to_string(peak) + " pods at once, more than the " +
+      std::to_string(max_pods) +
+      " this operator allows per sweep (--max-pods-per-sweep); lower parallelTrialCount or "
+      "replicas");
+}
+
 Status DesiredSweep(const api::Sweep& sw, const std::vector<Json>& trial_jobs, int64_t now,
                     SweepActions* out) {
   std::vector<sweep::Assignment> assignments;
@@ -162,7 +198,7 @@ Status DesiredSweep(const api::Sweep& sw, const std::vector<Json>& trial_jobs, i
   for (const auto& [index, job] : jobs) {
     sweep::Trial& row = rows[index];
     row.name = sweep::TrialName(sw.name, index);
-    Observe(*job, &row, &history[index]);
+    Observe(*job, sw.spec.objective.metric, &row, &history[index]);
   }
   for (auto& [index, row] : rows) row.parameters = assignments[index];
 

@@ -17,8 +17,8 @@
 // fine). A Pending row of the old status without a job is created again (its create failed,
 // or the cache lags and the create meets 409).
 //
-// Stopped (median stopping, sweep::ShouldStopByMedian over each trial's history: the validation
-// metrics after every epoch observed, kept in the status): the trial job gets
+// Stopped (median stopping, sweep::ShouldStopByMedian over each trial's history: the objective's
+// metric after the epochs observed, kept in the status as sweep_history.h says): the trial job gets
 // spec.runPolicy.suspend = true (its controller deletes the pods; checkpoints and the job stay for
 // inspection) and its row becomes Stopped. A trial job whose spec.runPolicy.suspend is true reads
 // as Stopped. Once the sweep has Failed (more than maxFailedTrialCount trials failed), every
@@ -46,6 +46,19 @@
 #include "operator/api/sweep.h"
 
 namespace petname::controller {
+
+// The most pods a sweep's trials may have at once unless --max-pods-per-sweep says otherwise.
+inline constexpr int kDefaultMaxPodsPerSweep = 256;
+
+// The pods a sweep's trials may have at once: the replicas of its parallelTrialCount largest
+// trials (each trial's spec.replicas after its assignment; the template's, default 1, when
+// replicas is not varied).
+int64_t PeakTrialPods(const api::Sweep& sweep, const std::vector<sweep::Assignment>& assignments);
+
+// InvalidArgument naming the peak and the bound when PeakTrialPods exceeds max_pods: the sweep
+// is refused (as Katib's admission refuses an Experiment it cannot run) rather than run with less
+// parallelism than it asked for. Fails also when the spec cannot be expanded.
+Status CheckSweepPods(const api::Sweep& sweep, int64_t max_pods);
 
 struct SweepActions {
   std::vector<nlohmann::json> create;  // trial jobs, in index order

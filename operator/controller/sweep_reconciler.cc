@@ -18,24 +18,28 @@ std::string SweepsPath(const std::string& ns) {
 }
 
 SweepReconciler::SweepReconciler(kube::RestClient* client, SweepCaches caches,
-                                 kube::EventRecorder* events)
-    : client_(client), caches_(caches), events_(events) {}
+                                 kube::EventRecorder* events, int64_t max_pods)
+    : client_(client), caches_(caches), events_(events), max_pods_(max_pods) {}
+
+Status SweepReconciler::Refuse(const Json& obj, const std::string& reason,
+                               const std::string& message) {
+  spdlog::error("{}: {}", kube::Key(obj), message);
+  api::SweepStatus failed = api::SweepStatusFromJson(obj.value("status", Json::object()));
+  failed.phase = sweep::SweepPhase::kFailed;
+  api::SetCondition(&failed.conditions, api::kFailed, true, reason, message, kube::NowUnix());
+  const Json status = api::SweepStatusToJson(failed);
+  if (obj.value("status", Json::object()) == status) return Status::Ok();
+  return WriteStatus(obj, status);
+}
 
 Status SweepReconciler::Reconcile(const std::string& key) {
   Json obj;
   if (!caches_.sweeps->Get(key, &obj)) return Status::Ok();  // deleted: the GC removes trials
   api::Sweep sw;
   Status parsed = api::SweepFromJson(obj, &sw);
-  if (!parsed.ok()) {
-    spdlog::error("{}: {}", key, parsed.message());
-    api::SweepStatus failed = api::SweepStatusFromJson(obj.value("status", Json::object()));
-    failed.phase = sweep::SweepPhase::kFailed;
-    api::SetCondition(&failed.conditions, api::kFailed, true, "InvalidSpec", parsed.message(),
-                      kube::NowUnix());
-    const Json status = api::SweepStatusToJson(failed);
-    if (obj.value("status", Json::object()) == status) return Status::Ok();
-    return WriteStatus(obj, status);
-  }
+  if (!parsed.ok()) return Refuse(obj, "InvalidSpec", parsed.message());
+  Status bounded = CheckSweepPods(sw, max_pods_);
+  if (!bounded.ok()) return Refuse(obj, "TooManyPods", bounded.message());
   const std::vector<Json> jobs = caches_.jobs->List([&](const Json& j) {
     return kube::Namespace(j) == sw.ns && kube::Label(j, api::kSweepNameLabel) == sw.name;
   });

@@ -50,9 +50,6 @@ void EventRecorder::Record(const Json& object, const std::string& type, const st
     spdlog::warn("event queue full; dropping {} event for {}", reason, Key(object));
     return;
   }
-  char suffix[17];
-  std::snprintf(suffix, sizeof(suffix), "%016llx", static_cast<unsigned long long>(rng_()));
-  event["metadata"]["name"] = Name(object) + "." + suffix;
   queue_.push_back(std::move(event));
   cv_.notify_one();
 }
@@ -65,24 +62,57 @@ void EventRecorder::Run() {
     Json event = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
-    Post(event);
+    Post(std::move(event));
     lock.lock();
   }
 }
 
-void EventRecorder::Post(const Json& event) {
+void EventRecorder::Post(Json event) {
   if (client_->shut_down()) return;
+  const std::string ns = StringAt(event, "/metadata/namespace");
+  const EventKey key{StringAt(event, "/involvedObject/uid"), event.value("type", ""),
+                     event.value("reason", "")};
+  const std::string now = event.value("lastTimestamp", "");
+  char suffix[17];
+  std::snprintf(suffix, sizeof(suffix), "%016llx", static_cast<unsigned long long>(rng_()));
+  const std::string name = StringAt(event, "/involvedObject/name") + "." + suffix;
+  EventDecision d = correlator_.Observe(key, name, now);
+  if (!d.create) {
+    const Json patch = {{"count", d.count}, {"lastTimestamp", now}, {"message", event["message"]}};
+    Response resp;
+    Status s = client_->Do("PATCH", "/api/v1/namespaces/" + ns + "/events/" + d.name, &patch, &resp,
+                           "application/merge-patch+json");
+    if (s.ok() && resp.code == 200) {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++recorded_;
+      return;
+    }
+    if (!s.ok() || resp.code != 404) {
+      spdlog::warn("event {} {} on {}/{}: not counted ({})", key.type, key.reason, ns,
+                   StringAt(event, "/involvedObject/name"),
+                   s.ok() ? "HTTP " + std::to_string(resp.code) : s.message());
+      return;
+    }
+    correlator_.Forget(key);  // the Event expired: start a new one
+    d = correlator_.Observe(key, name, now);
+  }
+  event["metadata"]["name"] = d.name;
+  if (!Create(event)) correlator_.Forget(key);
+}
+
+bool EventRecorder::Create(const Json& event) {
   const std::string ns = StringAt(event, "/metadata/namespace");
   Response resp;
   Status s = client_->Do("POST", "/api/v1/namespaces/" + ns + "/events", &event, &resp);
   if (s.ok() && (resp.code == 201 || resp.code == 200)) {
     std::lock_guard<std::mutex> lock(mu_);
     ++recorded_;
-    return;
+    return true;
   }
   spdlog::warn("event {} {} on {}/{}: not recorded ({})", event.value("type", ""),
                event.value("reason", ""), ns, StringAt(event, "/involvedObject/name"),
                s.ok() ? "HTTP " + std::to_string(resp.code) : s.message());
+  return false;
 }
 
 void EventRecorder::Stop() {

@@ -2,7 +2,10 @@
 // ever blocking the caller. Record() only queues; one background thread creates the events.
 // A full queue (1000 events) drops the new event; a failed create is logged at warn and
 // dropped. Events are named <object>.<random hex> in the object's namespace, with
-// source.component / reportingComponent set to the recorder's component. Thread-safe.
+// source.component / reportingComponent set to the recorder's component. Repeats are aggregated
+// (EventCorrelator): an event with the uid, type and reason of one already created patches that
+// Event's count, lastTimestamp and message instead of creating another (a patch that meets 404,
+// the Event having expired, creates it anew). Thread-safe.
 #pragma once
 
 #include <condition_variable>
@@ -14,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "operator/kube/event_correlator.h"
 #include "operator/kube/rest_client.h"
 
 namespace petname::kube {
@@ -32,11 +36,13 @@ class EventRecorder {
   // Posts what is queued (unless the client is shut down) and joins the thread.
   void Stop();
 
-  int64_t recorded() const;  // events created so far
+  int64_t recorded() const;  // events created or counted so far
 
  private:
   void Run();
-  void Post(const nlohmann::json& event);
+  void Post(nlohmann::json event);
+  // POSTs `event`; true when the API server stored it.
+  bool Create(const nlohmann::json& event);
 
   RestClient* const client_;
   const std::string component_;
@@ -46,6 +52,7 @@ class EventRecorder {
   bool stopping_ = false;
   int64_t recorded_ = 0;
   std::mt19937_64 rng_;
+  EventCorrelator correlator_;  // only the posting thread uses it
   std::thread thread_;
 };
 

@@ -23,6 +23,10 @@ void StripManagedFields(Json* obj) {
 
 bool IsExpired(const Json& status) { return status.is_object() && status.value("code", 0) == 410; }
 
+// Lists that expire (410) at some page are started over this many times in all before the
+// list counts as failed (then the informer backs off and lists again).
+constexpr int kMaxListAttempts = 3;
+
 }  // namespace
 
 void DropSpec(Json* obj) {
@@ -81,19 +85,21 @@ void Informer::Run() {
   }
 }
 
-Status Informer::ListAll(std::string* resource_version) {
-  std::map<std::string, Json> fresh;
+Status Informer::ListPages(std::map<std::string, Json>* fresh, std::string* resource_version,
+                           bool* expired) {
   std::string cont;
+  int page = 0;
   do {
     std::string url = path_ + "?limit=500";
     if (!selector_.empty()) url += "&labelSelector=" + Encode(selector_);
     if (!cont.empty()) url += "&continue=" + Encode(cont);
     Response resp;
     PETNAME_RETURN_IF_ERROR(client_->Do("GET", url, nullptr, &resp));
-    if (resp.code == 410) {  // the continue token expired: start the list over
-      fresh.clear();
-      cont.clear();
-      continue;
+    ++page;
+    if (resp.code == 410) {
+      *expired = true;
+      return Status::Unavailable("page " + std::to_string(page) + ": HTTP 410 (" +
+                                 StringAt(resp.body, "/message") + ")");
     }
     if (resp.code != 200 || !resp.body.is_object()) {
       return Status::Unavailable("HTTP " + std::to_string(resp.code) + ": " +
@@ -104,12 +110,26 @@ Status Informer::ListAll(std::string* resource_version) {
       for (Json& item : *items) {
         Shape(&item);
         std::string key = Key(item);
-        fresh[key] = std::move(item);
+        (*fresh)[key] = std::move(item);
       }
     }
     *resource_version = StringAt(resp.body, "/metadata/resourceVersion");
     cont = StringAt(resp.body, "/metadata/continue");
   } while (!cont.empty());
+  return Status::Ok();
+}
+
+Status Informer::ListAll(std::string* resource_version) {
+  std::map<std::string, Json> fresh;
+  for (int attempt = 1;; ++attempt) {
+    bool expired = false;
+    fresh.clear();
+    Status s = ListPages(&fresh, resource_version, &expired);
+    if (s.ok()) break;
+    if (!expired || attempt >= kMaxListAttempts) return s;
+    spdlog::info("list {}: {}: the list expired; listing again from the first page", path_,
+                 s.message());
+  }
 
   std::vector<Json> gone;
   {

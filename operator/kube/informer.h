@@ -1,7 +1,9 @@
 // Informer: a local cache of one resource kept current by list + watch, like client-go's
 // reflector + store.
 //
-// Run() lists with pagination (limit/continue), remembers the list's resourceVersion, then
+// Run() lists with pagination (limit/continue; a 410 at any page, as an expired continue token
+// gives, starts the list over from the first page; after 3 attempts in all it counts as a failed
+// list: the cache is only ever replaced by a complete list), remembers the list's resourceVersion, then
 // watches from it with allowWatchBookmarks=true and a randomized timeoutSeconds (5-10 min),
 // updating the resourceVersion (opaque) from every event including BOOKMARKs. When the watch
 // ends it re-watches from there; on HTTP 410 or an ERROR event with code 410 it relists; on
@@ -59,6 +61,11 @@ class Informer {
  private:
   enum class WatchEnd { kEnded, kExpired, kFailed };
 
+  // One complete paged list into *fresh; a 410 at any page sets *expired and fails.
+  Status ListPages(std::map<std::string, nlohmann::json>* fresh, std::string* resource_version,
+                   bool* expired);
+  // ListPages, started over from the first page after a 410 (a bounded number of times); the
+  // cache is replaced only by a complete list.
   Status ListAll(std::string* resource_version);
   WatchEnd Watch(std::string* resource_version);
   void Apply(const std::string& type, nlohmann::json obj);

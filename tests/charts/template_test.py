@@ -21,7 +21,8 @@ CHART = ROOT / "charts" / "petname-operator"
 HELM = sys.argv[1] if len(sys.argv) > 1 else "helm"
 
 # What operator/ does through the API (informers: list + watch; reconciler: create, get on a
-# 409, delete pods, PUT status, delete jobs after their TTL, create Events, get/create
+# 409, delete pods, PUT status, delete jobs after their TTL, create Events and patch the count
+# of a repeated one, get/create
 # PodGroups; sweep reconciler: create trial jobs, patch them to suspend a stopped trial, PUT the
 # sweep's status, and owner references with blockOwnerDeletion, which need update on the
 # sweeps' finalizers where OwnerReferencesPermissionEnforcement is on). The chart must grant
@@ -40,7 +41,7 @@ OPERATOR_RULES = [
     {"apiGroups": [""], "resources": ["pods"],
      "verbs": ["get", "list", "watch", "create", "delete"]},
     {"apiGroups": [""], "resources": ["services"], "verbs": ["get", "list", "watch", "create"]},
-    {"apiGroups": [""], "resources": ["events"], "verbs": ["create"]},
+    {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
     {"apiGroups": ["scheduling.x-k8s.io", "scheduling.volcano.sh"], "resources": ["podgroups"],
      "verbs": ["get", "create"]},
 ]
@@ -131,7 +132,7 @@ def test_defaults():
     check("ports: metrics 8080, health 8081", ports == {"http-metrics": 8080, "health": 8081})
     check("args: all namespaces, bind addresses, no leader election",
           c["args"] == ["--workers=4", "--qps=0", "--burst=30", "--log-level=info",
-                        "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081"],
+                        "--max-pods-per-sweep=256", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081"],
           str(c["args"]))
     svc = objs[("Service", "rel-petname-operator-metrics")]
     check("metrics Service selects the operator pods on http-metrics and health",
@@ -321,7 +322,7 @@ def test_readme_values():
 
 def test_schema_rejects():
     for bad in ["scope=everywhere", "replicas=-1", "operator.logLevel=loud", "operator.workers=0",
-                "image.pullPolicy=Sometimes", "unknownKey=1", "serviceMonitor.interval=soon",
+                "image.pullPolicy=Sometimes", "unknownKey=1", "operator.maxPodsPerSweep=0", "serviceMonitor.interval=soon",
                 "podMonitor.interval=soon"]:
         r = helm("template", "rel", str(CHART), "--set", bad)
         check(f"schema rejects {bad}", r.returncode != 0 and "rel" not in r.stdout, r.stdout[:200])

@@ -49,7 +49,7 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 The rules the operator needs, derived from operator/: informers list and watch jobs, pods and
 services; the reconciler creates pods and services, reads one back on a 409 conflict, deletes
 pods, replaces job status, deletes jobs whose ttlSecondsAfterFinished passed, creates Events
-on jobs, and gets/creates the PodGroup of a gang-scheduled job (coscheduling or Volcano).
+on jobs and sweeps and patches the count of a repeated one, and gets/creates the PodGroup of a gang-scheduled job (coscheduling or Volcano).
 tests/charts/template_test.py keeps this list exact.
 */}}
 {{- define "petname-operator.rules" -}}
@@ -76,7 +76,7 @@ tests/charts/template_test.py keeps this list exact.
   verbs: ["get", "list", "watch", "create"]
 - apiGroups: [""]
   resources: ["events"]
-  verbs: ["create"]
+  verbs: ["create", "patch"]
 - apiGroups: ["scheduling.x-k8s.io", "scheduling.volcano.sh"]
   resources: ["podgroups"]
   verbs: ["get", "create"]

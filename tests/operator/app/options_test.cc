@@ -45,6 +45,7 @@ TEST(OptionsTest, Defaults) {
   EXPECT_FALSE(o.leader_elect);
   EXPECT_EQ(o.lease_id, "petname-operator");
   EXPECT_EQ(o.progress_interval, "15s");
+  EXPECT_EQ(o.max_pods_per_sweep, 256);
 }
 
 TEST(OptionsTest, ReadsEveryFlag) {
@@ -53,7 +54,8 @@ TEST(OptionsTest, ReadsEveryFlag) {
       "--metrics-bind-address 127.0.0.1:9 --health-probe-bind-address 0 --log-level debug "
       "--log-format json --leader-elect --leader-elect-lease-duration 30s "
       "--leader-elect-renew-deadline 20s --leader-elect-retry-period 4s "
-      "--leader-elect-namespace ops --leader-elect-id lock --progress-interval 0";
+      "--leader-elect-namespace ops --leader-elect-id lock --progress-interval 0 "
+      "--max-pods-per-sweep 64";
   Options o;
   std::string err;
   EXPECT_FALSE(Parse(args, &o, &err).has_value()) << err;
@@ -74,13 +76,14 @@ TEST(OptionsTest, ReadsEveryFlag) {
   EXPECT_EQ(o.lease_namespace, "ops");
   EXPECT_EQ(o.lease_id, "lock");
   EXPECT_EQ(o.progress_interval, "0");
+  EXPECT_EQ(o.max_pods_per_sweep, 64);
 }
 
 TEST(OptionsTest, UsageErrorsAreOneLineAndExit2) {
   const std::pair<const char*, const char*> cases[] = {
       {"--workers 0", "--workers"},         {"--log-format xml", "--log-format"},
       {"--log-level loud", "--log-level"},  {"--qps -1", "--qps"},
-      {"--no-such-flag", "--no-such-flag"},
+      {"--no-such-flag", "--no-such-flag"}, {"--max-pods-per-sweep 0", "--max-pods-per-sweep"},
   };
   for (const auto& [args, mentions] : cases) {
     Options o;

@@ -234,5 +234,29 @@ TEST(SweepDesiredTest, MedianStoppingComparesAtTheSameEpochFromTheHistory) {
   EXPECT_TRUE(a.stop.empty());
 }
 
+TEST(SweepPodsTest, PeakIsTheReplicasOfTheLargestParallelTrials) {
+  // replicas varied over [1, 2] x two learning rates: trials of 1, 1, 2, 2 pods; 2 at a time.
+  const api::Sweep sw = TestSweep();
+  std::vector<sweep::Assignment> assignments;
+  ASSERT_TRUE(sweep::ExpandTrials(sw.spec, &assignments).ok());
+  EXPECT_EQ(PeakTrialPods(sw, assignments), 4);
+  EXPECT_TRUE(CheckSweepPods(sw, 4).ok());
+  Status s = CheckSweepPods(sw, 3);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("may run 4 pods at once, more than the 3"), std::string::npos)
+      << s.message();
+}
+
+TEST(SweepPodsTest, TemplateReplicasWhenNotVaried) {
+  const api::Sweep sw = TestSweep(R"({"spec": {"template": {"replicas": 300},
+      "parameters": [{"name": "training.learningRate", "values": [0.001, 0.002, 0.003]}],
+      "parallelTrialCount": 5}})");
+  std::vector<sweep::Assignment> assignments;
+  ASSERT_TRUE(sweep::ExpandTrials(sw.spec, &assignments).ok());
+  EXPECT_EQ(PeakTrialPods(sw, assignments), 900);  // 3 trials, all at once
+  EXPECT_FALSE(CheckSweepPods(sw, kDefaultMaxPodsPerSweep).ok());
+  EXPECT_TRUE(CheckSweepPods(TestSweep(), kDefaultMaxPodsPerSweep).ok());
+}
+
 }  // namespace
 }  // namespace petname::controller

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""A fault-injecting HTTPS proxy in front of the real kube-apiserver (for throttle_test.sh).
+"""A fault-injecting HTTPS proxy in front of the real kube-apiserver (for throttle_test.sh and
+list_expired_test.sh).
 
     fault_proxy.py --port PORT --upstream https://HOST:PORT --cert CRT --key KEY --ca CA
                    --client-cert CRT --client-key KEY --control DIR
@@ -14,7 +15,10 @@ e.g. "429 1": answer 429 with "Retry-After: 1" without forwarding; "503 -": 503 
 Retry-After; "500 1 forward": forward the write and, when the server applied it (2xx), answer 500
 with Retry-After 1 instead (a lost answer; the server's refusals, e.g. 409, pass). No file or an
 empty one: no faults.
-Reads and watches always pass. Every request is appended to DIR/requests.log as
+Reads and watches pass, except pages of paged lists (GETs with a continue parameter) while
+DIR/page_fault holds a code, e.g. "410": the first such GET of each collection (path and
+labelSelector) is answered with it (a 410 as the API server gives for an expired continue token),
+the rest are forwarded. Every request is appended to DIR/requests.log as
     METHOD PATH UPSTREAM_CODE ANSWERED_CODE
 (UPSTREAM_CODE "-" when it was not forwarded) once it was answered (watches: once they start).
 """
@@ -31,7 +35,8 @@ import urllib.parse
 WRITES = {"POST", "PUT", "PATCH", "DELETE"}
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade",
               "proxy-connection", "content-length", "host"}
-REASONS = {429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable"}
+REASONS = {410: "Expired", 429: "TooManyRequests", 500: "InternalError",
+           503: "ServiceUnavailable"}
 
 
 def read_fault(control):
@@ -44,6 +49,24 @@ def read_fault(control):
         return None
     retry_after = words[1] if len(words) > 1 and words[1] != "-" else None
     return int(words[0]), retry_after, "forward" in words[2:]
+
+
+def read_page_fault(control):
+    try:
+        with open(os.path.join(control, "page_fault"), encoding="utf-8") as f:
+            words = f.read().split()
+    except FileNotFoundError:
+        return None
+    return int(words[0]) if words else None
+
+
+def collection(path):
+    """The collection a paged GET reads (path and labelSelector), or None for other requests."""
+    url = urllib.parse.urlsplit(path)
+    query = urllib.parse.parse_qs(url.query)
+    if "continue" not in query:
+        return None
+    return url.path, tuple(query.get("labelSelector", []))
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -61,6 +84,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def handle_any(self):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
+        if self.command == "GET" and self.page_fault():
+            return
         fault = read_fault(self.server.control) if self.command in WRITES else None
         if fault is not None and not fault[2]:
             self.record("-", fault[0])
@@ -80,6 +105,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.relay(resp)
         finally:
             upstream.close()
+
+    def page_fault(self):
+        """Answers the first paged GET of each collection as DIR/page_fault says; True if it did."""
+        page = collection(self.path)
+        code = read_page_fault(self.server.control) if page is not None else None
+        if code is None:
+            return False
+        with self.server.log_lock:
+            if page in self.server.paged:
+                return False
+            self.server.paged.add(page)
+        self.record("-", code)
+        self.answer_fault(code, None)
+        return True
 
     def answer_fault(self, code, retry_after):
         status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
@@ -134,6 +173,7 @@ class Proxy(http.server.ThreadingHTTPServer):
         self.control = args.control
         self.log_path = os.path.join(args.control, "requests.log")
         self.log_lock = threading.Lock()
+        self.paged = set()  # collections whose first paged GET was faulted
 
     def connect(self):
         return http.client.HTTPSConnection(self.upstream.hostname, self.upstream.port,

@@ -138,6 +138,27 @@ generation_is() { [[ $(pod_label "$1") == "$2" ]]; }
 event_reasons() { k get events --field-selector "involvedObject.name=$1" -o json | jq -r '.items[].reason'; }
 has_event() { event_reasons "$1" | grep -qx "$2"; }
 
+# start_fault_proxy: fault_proxy.py in front of the API server, controlled through PROXY_DIR
+# (its fault files; requests.log lists what it forwarded and answered); sets API_HOST (its
+# address) and OP_KUBECONFIG (a kubeconfig for the operator that goes through it).
+start_fault_proxy() {
+  PROXY_DIR="$LOG_DIR/proxy"
+  rm -rf "$PROXY_DIR"
+  mkdir -p "$PROXY_DIR"
+  : >"$PROXY_DIR/requests.log"
+  local port pki="$PETNAME_CLUSTER_DIR/pki"
+  port=$(free_port)
+  python3 "$(dirname "${BASH_SOURCE[0]}")/fault_proxy.py" --port "$port" \
+    --upstream "$PETNAME_APISERVER_URL" --cert "$pki/apiserver.crt" --key "$pki/apiserver.key" \
+    --ca "$PETNAME_CA_FILE" --client-cert "$PETNAME_ADMIN_CERT" --client-key "$PETNAME_ADMIN_KEY" \
+    --control "$PROXY_DIR" 2>>"$LOG_DIR/proxy.log" &
+  AT_EXIT+=("kill $!")
+  API_HOST="127.0.0.1:$port"
+  wait_until "the proxy" 20 curl -fsS --max-time 2 --cacert "$PETNAME_CA_FILE" "https://$API_HOST/readyz"
+  OP_KUBECONFIG="$PROXY_DIR/kubeconfig"
+  sed "s#^\( *server:\).*#\1 https://$API_HOST#" "$KUBECONFIG" >"$OP_KUBECONFIG"
+}
+
 # write_bound SECONDS: the most API writes a well-behaved operator makes in SECONDS while every
 # write fails (429, 5xx). A failing reconcile is re-queued after >= 25 ms * 2^k once it failed k
 # times (the work queue's 50 ms base, halved by jitter), so at most F = 2 + log2(SECONDS / 25 ms)

@@ -3,7 +3,9 @@
 # exactly two trial jobs at a time (polled while trials finish), the status counts trials and
 # names the best; an operator restart mid-sweep duplicates no trial; the sweep Succeeds once
 # every trial has; deleting it garbage-collects its trials. Trials finish as pods would: the
-# test moves rank pods to Succeeded, the operator's job controller does the rest.
+# test moves rank pods to Succeeded, the operator's job controller does the rest. A sweep whose
+# parallel trials could run more pods at once than --max-pods-per-sweep (replicas varied, which
+# the CRD's rule cannot see) is refused: Failed, reason TooManyPods, no trial.
 source "$(dirname "$0")/lib.sh"
 
 create_sweep() {
@@ -119,5 +121,23 @@ out=$(k get pnts grid 2>&1)
 
 k delete pnts grid --wait=false >/dev/null
 wait_until "trials garbage-collected" 60 has_trials 0
+
+k create -f - >/dev/null <<YAML
+apiVersion: petname.dev/v1alpha1
+kind: PetNameTrainingSweep
+metadata: {name: wide}
+spec:
+  template: {image: petname:test, dataset: {path: /data/pets.csv}}
+  parameters:
+    - {name: replicas, values: [100, 200]}
+  parallelTrialCount: 2
+YAML
+wide_field() { k get pnts wide -o jsonpath="$1"; }
+refused() { [[ $(wide_field '{.status.conditions[?(@.type=="Failed")].reason}') == TooManyPods ]]; }
+wait_until "sweep wide Failed with reason TooManyPods" 30 refused
+[[ $(wide_field '{.status.phase}') == Failed ]] || fail "wide: phase $(wide_field '{.status.phase}')"
+message=$(wide_field '{.status.conditions[?(@.type=="Failed")].message}')
+[[ $message == *"may run 300 pods at once, more than the 256"* ]] || fail "wide: message $message"
+[[ $(k get pntj -l petname.dev/sweep-name=wide -o name | wc -l) == 0 ]] || fail "wide has trials"
 stop_operator
 log PASS

@@ -13,21 +13,7 @@
 # shellcheck disable=SC2016 # the single-quoted arguments of `requests` are awk conditions
 source "$(dirname "$0")/lib.sh"
 
-PROXY_DIR="$LOG_DIR/proxy"
-rm -rf "$PROXY_DIR"
-mkdir -p "$PROXY_DIR"
-: >"$PROXY_DIR/requests.log"
-PROXY_PORT=$(free_port)
-PKI="$PETNAME_CLUSTER_DIR/pki"
-python3 "$(dirname "$0")/fault_proxy.py" --port "$PROXY_PORT" --upstream "$PETNAME_APISERVER_URL" \
-  --cert "$PKI/apiserver.crt" --key "$PKI/apiserver.key" --ca "$PETNAME_CA_FILE" \
-  --client-cert "$PETNAME_ADMIN_CERT" --client-key "$PETNAME_ADMIN_KEY" --control "$PROXY_DIR" \
-  2>>"$LOG_DIR/proxy.log" &
-AT_EXIT+=("kill $!")
-API_HOST="127.0.0.1:$PROXY_PORT"
-wait_until "the proxy" 20 curl -fsS --max-time 2 --cacert "$PETNAME_CA_FILE" "https://$API_HOST/readyz"
-OP_KUBECONFIG="$PROXY_DIR/kubeconfig"
-sed "s#^\( *server:\).*#\1 https://$API_HOST#" "$KUBECONFIG" >"$OP_KUBECONFIG"
+start_fault_proxy
 
 set_fault() {
   echo "$*" >"$PROXY_DIR/fault"
