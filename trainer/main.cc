@@ -1,10 +1,12 @@
-// The `petname` executable: see trainer/cli/cli.h. An exception that escapes every module (a
-// bug, std::bad_alloc) is still one "petname: error: ..." line and exit 1, never an abort.
+// The `petname` executable: see trainer/cli/cli.h. SIGTERM is honoured from the first
+// instruction (distributed/stop_signal.h), and an exception that escapes every module (a bug,
+// std::bad_alloc) is still one "petname: error: ..." line and exit 1, never an abort.
 #include <cstdio>
 #include <exception>
 #include <string>
 
 #include "trainer/cli/cli.h"
+#include "trainer/distributed/stop_signal.h"
 
 namespace {
 
@@ -18,6 +20,7 @@ int Uncaught(const std::string& what) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  petname::dist::InstallExitOnStop();
   try {
     return petname::cli::Main(argc, argv);
   } catch (const std::exception& e) {
