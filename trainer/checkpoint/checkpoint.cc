@@ -4,6 +4,7 @@
 
 #include <mutex>
 #include <sstream>
+#include <utility>
 
 #include "common/file_util.h"
 #include "trainer/checkpoint/store.h"
@@ -32,6 +33,17 @@ Status SaveTo(const std::string& path, const T& value) {
   return WriteFile(path, bytes.str());
 }
 
+// The shape and type of every parameter of `model`, in registration order.
+std::vector<std::pair<std::string, std::string>> Layout(model::CharLstm& model) {
+  std::vector<std::pair<std::string, std::string>> layout;
+  for (const auto& p : model->named_parameters()) {
+    std::ostringstream shape;
+    shape << p.value().sizes() << " " << p.value().dtype();
+    layout.emplace_back(p.key(), shape.str());
+  }
+  return layout;
+}
+
 }  // namespace
 
 Status SaveCheckpoint(const std::string& root, const Manifest& manifest, int keep,
@@ -50,11 +62,22 @@ Status SaveCheckpoint(const std::string& root, const Manifest& manifest, int kee
 }
 
 Status LoadModel(const std::string& dir, model::CharLstm& model) {
+  const auto want = Layout(model);
   try {
     torch::load(model, Join(dir, "model.pt"), DeviceOf(model));
   } catch (const c10::Error& e) {
     return Status::Corruption("cannot load " + Join(dir, "model.pt") + ": " +
                               e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    return Status::Corruption("cannot load " + Join(dir, "model.pt") + ": " + e.what());
+  }
+  // torch::load puts a tensor of any shape into a parameter; the model's kernels trust shapes.
+  const auto got = Layout(model);
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (got[i] != want[i]) {
+      return Status::Corruption(Join(dir, "model.pt") + ": parameter " + got[i].first + " is " +
+                                got[i].second + ", expected " + want[i].second);
+    }
   }
   return Status::Ok();
 }
@@ -72,6 +95,8 @@ Status LoadTrainingState(const std::string& dir, model::CharLstm& model,
   } catch (const c10::Error& e) {
     return Status::Corruption("cannot load the training state in " + dir + ": " +
                               e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    return Status::Corruption("cannot load the training state in " + dir + ": " + e.what());
   }
   return Status::Ok();
 }

@@ -21,7 +21,8 @@ Status SaveCheckpoint(const std::string& root, const Manifest& manifest, int kee
                       model::CharLstm& model, torch::optim::Optimizer& optimizer,
                       const std::vector<std::string>& training_names);
 
-// Loads model.pt of a verified checkpoint directory into `model`.
+// Loads model.pt of a verified checkpoint directory into `model`. Corruption when it cannot be
+// read or a parameter's shape or type differs from `model`'s (e.g. another hidden size).
 Status LoadModel(const std::string& dir, model::CharLstm& model);
 
 // Loads model, optimizer and generator state of a verified checkpoint directory.

@@ -1,10 +1,23 @@
 #include "trainer/checkpoint/manifest.h"
 
+#include <cmath>
 #include <nlohmann/json.hpp>
+
+#include "trainer/checkpoint/manifest_check.h"
 
 namespace petname::checkpoint {
 
 using nlohmann::json;
+
+namespace {
+
+// A metric; NaN (an epoch without validation examples) is written as null.
+double Metric(const json& metrics, const char* name) {
+  const json& v = metrics.at(name);
+  return v.is_null() ? NAN : v.get<double>();
+}
+
+}  // namespace
 
 std::string ManifestToJson(const Manifest& m) {
   json j;
@@ -37,6 +50,7 @@ Status ParseManifest(const std::string& text, Manifest* out) {
     return Status::Corruption("manifest.json is not valid JSON");
   }
   try {
+    PETNAME_RETURN_IF_ERROR(CheckManifestJson(j));
     Manifest m;
     m.format_version = j.at("format_version").get<int>();
     if (m.format_version != kFormatVersion) {
@@ -61,9 +75,9 @@ Status ParseManifest(const std::string& text, Manifest* out) {
     m.vocabulary = j.at("vocabulary").get<std::string>();
     m.data_fingerprint = j.at("data_fingerprint").get<std::string>();
     const json& metrics = j.at("metrics");
-    m.metrics.train_loss = metrics.at("train_loss").get<double>();
-    m.metrics.val_loss = metrics.at("val_loss").get<double>();
-    m.metrics.val_accuracy = metrics.at("val_accuracy").get<double>();
+    m.metrics.train_loss = Metric(metrics, "train_loss");
+    m.metrics.val_loss = Metric(metrics, "val_loss");
+    m.metrics.val_accuracy = Metric(metrics, "val_accuracy");
     m.files = j.at("files").get<std::map<std::string, std::string>>();
     *out = std::move(m);
   } catch (const json::exception& e) {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 
@@ -24,13 +25,44 @@ Status FsError(const std::string& what, const std::string& path, const std::erro
   return Status::IoError(what + " " + path + ": " + ec.message(), ec.value());
 }
 
-// Removes staging directories left behind by a crashed writer.
-void RemoveStaleStaging(const std::string& root) {
+constexpr const char* kReplacedSuffix = ".replaced";
+
+// The epoch directory that the staging entry `name` moved aside
+// (".staging-epoch-000003-XXXXXX.replaced" -> "epoch-000003"), or "" when it is not one.
+std::string ReplacedEpochDir(const std::string& name) {
+  const std::string prefix = kStagingPrefix;
+  const std::string suffix = kReplacedSuffix;
+  if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return "";
+  }
+  const std::string middle =
+      name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  const size_t dash = middle.rfind('-');
+  int64_t epoch = 0;
+  if (dash == std::string::npos || !ParseEpochDirName(middle.substr(0, dash), &epoch)) return "";
+  return middle.substr(0, dash);
+}
+
+// Cleans up after a crashed writer: removes its staging directories, except that a published
+// checkpoint it had moved aside (".replaced") and not yet replaced is renamed back.
+void RecoverStaging(const std::string& root) {
   std::error_code ec;
+  std::vector<std::string> staged;
   for (const auto& entry : fs::directory_iterator(root, ec)) {
-    if (entry.path().filename().string().rfind(kStagingPrefix, 0) == 0) {
-      fs::remove_all(entry.path(), ec);
+    std::string name = entry.path().filename().string();
+    if (name.rfind(kStagingPrefix, 0) == 0) staged.push_back(std::move(name));
+  }
+  std::sort(staged.begin(), staged.end());
+  for (const std::string& name : staged) {
+    const fs::path path = fs::path(root) / name;
+    const std::string epoch_dir = ReplacedEpochDir(name);
+    if (!epoch_dir.empty() && !fs::exists(fs::path(root) / epoch_dir, ec)) {
+      fs::rename(path, fs::path(root) / epoch_dir, ec);
+      if (!ec) FsyncDirectory(root);
+      continue;  // never removed: should the rename fail, the next writer tries again
     }
+    fs::remove_all(path, ec);
   }
 }
 
@@ -47,8 +79,12 @@ bool ParseEpochDirName(const std::string& name, int64_t* epoch) {
   if (name.size() < kPrefix + 6 || name.compare(0, kPrefix, "epoch-") != 0) return false;
   if (!std::all_of(name.begin() + kPrefix, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return false;
-  *epoch = std::stoll(name.substr(kPrefix));
-  return EpochDirName(*epoch) == name;
+  int64_t value = 0;
+  const char* end = name.data() + name.size();
+  const auto [at, error] = std::from_chars(name.data() + kPrefix, end, value);
+  if (error != std::errc() || at != end || EpochDirName(value) != name) return false;
+  *epoch = value;
+  return true;
 }
 
 std::vector<std::string> DirsBeyondKeep(const std::vector<std::string>& oldest_first, int keep) {
@@ -75,7 +111,7 @@ Status CheckpointWriter::Begin(const std::string& root, int64_t epoch, Checkpoin
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) return FsError("cannot create checkpoint directory", root, ec);
-  RemoveStaleStaging(root);
+  RecoverStaging(root);
   std::string tmpl = (fs::path(root) / (kStagingPrefix + EpochDirName(epoch) + "-XXXXXX")).string();
   if (::mkdtemp(tmpl.data()) == nullptr) {
     return FsError("cannot create a staging directory in", root,
@@ -127,7 +163,7 @@ Status CheckpointWriter::Commit(Manifest manifest, int keep) {
 
   const std::string name = EpochDirName(epoch_);
   const fs::path target = fs::path(root_) / name;
-  const fs::path replaced = fs::path(staging_ + ".replaced");
+  const fs::path replaced = fs::path(staging_ + kReplacedSuffix);
   const bool replacing = fs::exists(target, ec);
   if (replacing) {
     fs::rename(target, replaced, ec);

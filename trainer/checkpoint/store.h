@@ -8,7 +8,13 @@
 // is written last, the directory is renamed into place and DIR is fsync'ed. Only then is
 // `latest` replaced (atomically) and checkpoints beyond the newest `keep` removed. Readers
 // therefore never see a partial checkpoint; a crash leaves at most a staging directory,
-// which the next writer removes. No LibTorch here: callers write the tensor files.
+// which the next writer removes. Replacing an existing epoch directory moves it aside as
+// DIR/.staging-epoch-000003-XXXXXX.replaced before the new one is renamed in; a writer killed
+// between those two renames leaves no epoch-000003, and the next writer renames the moved-aside
+// copy back instead of removing it. No LibTorch here: callers write the tensor files.
+//
+// Everything read back is untrusted: directory names that are not exactly EpochDirName's are
+// ignored, and manifests are checked field by field (manifest_check.h) before use.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +29,7 @@ namespace petname::checkpoint {
 // "epoch-000003" for 3.
 std::string EpochDirName(int64_t epoch);
 
-// Parses a name made by EpochDirName; false for anything else.
+// Parses a name made by EpochDirName; false for anything else (e.g. 20 digits: no overflow).
 bool ParseEpochDirName(const std::string& name, int64_t* epoch);
 
 // Given checkpoint directory names ordered oldest first, those to delete to keep `keep`.
@@ -63,8 +69,8 @@ class CheckpointWriter {
 };
 
 // Whether a checkpoint can be staged under `root` now: creates root (with parents) and a
-// staging directory, then removes it (and any left by a crashed writer). The IoError names
-// the directory and carries the errno.
+// staging directory, then removes it (and cleans up after a crashed writer, see above). The
+// IoError names the directory and carries the errno.
 Status CheckWritable(const std::string& root);
 
 // Reads manifest.json of the checkpoint directory `dir` and verifies the sha256 of every

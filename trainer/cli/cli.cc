@@ -36,6 +36,7 @@ struct TrainFlags {
   std::string data;
   std::string column;
   size_t max_names = 0;
+  int64_t max_data_bytes = data::kDefaultMaxDataBytes;
   double validation_fraction = data::EncodeOptions{}.validation_fraction;
   std::string precision = train::kDefaultPrecision;
   std::string lstm_impl = "auto";
@@ -113,6 +114,7 @@ Status CheckTrainFlags(TrainFlags* f) {
   PETNAME_RETURN_IF_ERROR(
       Positive("--checkpoint-every-epochs", static_cast<double>(o.checkpoint_every)));
   PETNAME_RETURN_IF_ERROR(Positive("--keep", o.keep));
+  PETNAME_RETURN_IF_ERROR(Positive("--max-data-bytes", static_cast<double>(f->max_data_bytes)));
   if (f->metrics_port < 0 || f->metrics_port > 65535) {
     return Status::InvalidArgument("--metrics-port must be in [0, 65535] (0 disables metrics)");
   }
@@ -207,7 +209,8 @@ Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   }
   train::Reporter reporter({::isatty(STDERR_FILENO) == 1, !lead});
   data::NameList names;
-  PETNAME_RETURN_IF_ERROR(data::LoadNames({f.data, f.column, f.max_names}, &names));
+  PETNAME_RETURN_IF_ERROR(
+      data::LoadNames({f.data, f.column, f.max_names, f.max_data_bytes}, &names));
   data::Dataset dataset = data::BuildDataset(names.names, {8, f.validation_fraction});
   reporter.Note(DataSummary(names, dataset));
   reporter.Note("threads: " + std::to_string(threads.threads) + " intra-op (" + threads.why + ")");
@@ -316,6 +319,8 @@ int Main(int argc, char** argv) {
   train->add_flag("--no-tf32", t.no_tf32,
                   "CUDA: keep fp32 GEMMs and cuDNN in full fp32 (no TF32 tensor cores)");
   train->add_option("--max-names", t.max_names, "Keep only the first N usable names (0: all)");
+  train->add_option("--max-data-bytes", t.max_data_bytes, "Refuse a larger --data file")
+      ->capture_default_str();
   train
       ->add_option("--validation-fraction", t.validation_fraction,
                    "Share of distinct names held out")

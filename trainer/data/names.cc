@@ -4,7 +4,6 @@
 #include <cctype>
 #include <filesystem>
 
-#include "common/file_util.h"
 #include "trainer/data/csv_reader.h"
 #include "trainer/data/vocabulary.h"
 
@@ -94,15 +93,8 @@ bool CleanName(const std::string& raw, std::string* clean, bool* empty) {
 
 Status LoadNames(const NameSourceOptions& options, NameList* out) {
   *out = NameList();
-  std::error_code ec;
-  if (!std::filesystem::exists(options.path, ec)) {
-    return Status::NotFound("data file " + options.path + " does not exist");
-  }
-  if (std::filesystem::is_directory(options.path, ec)) {
-    return Status::InvalidArgument("data path " + options.path + " is a directory, not a file");
-  }
   std::string contents;
-  PETNAME_RETURN_IF_ERROR(ReadFile(options.path, &contents));
+  PETNAME_RETURN_IF_ERROR(ReadDataFile(options.path, options.max_bytes, &contents));
   std::string_view text = StripBom(contents);
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return Status::InvalidArgument("data file " + options.path + " is empty");

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "trainer/data/data_file.h"
 
 namespace petname::data {
 
@@ -25,6 +26,7 @@ struct NameSourceOptions {
   std::string path;
   std::string column;  // empty: kDefaultColumn
   size_t max_names = 0;
+  int64_t max_bytes = kDefaultMaxDataBytes;  // a larger file is refused (data_file.h)
 };
 
 struct NameList {
@@ -40,9 +42,10 @@ struct NameList {
 // is empty or has a character outside the vocabulary, setting `*empty` accordingly.
 bool CleanName(const std::string& raw, std::string* clean, bool* empty);
 
-// Reads and cleans the names in `options.path`. Fails with NotFound/IoError when the file
-// cannot be read, InvalidArgument when it is empty, has no such column or no usable names,
-// and Corruption when the CSV is malformed.
+// Reads and cleans the names in `options.path` (ReadDataFile). Fails with NotFound/IoError
+// when the file cannot be read, InvalidArgument when it is not a regular file of at most
+// `max_bytes`, is empty, has no such column or no usable names, and Corruption when the CSV
+// is malformed.
 Status LoadNames(const NameSourceOptions& options, NameList* out);
 
 }  // namespace petname::data

@@ -1,7 +1,15 @@
-// Preemption: SIGTERM (pod eviction, `kubectl delete`, the launcher forwarding a signal)
-// only raises a flag. The training loop agrees on it with all ranks at the next step
-// boundary (GradSync carries it with the gradients), rank 0 writes a checkpoint, and every
-// rank exits with kExitPreempted, which the operator's restart policy treats as retryable.
+// Preemption: SIGTERM (pod eviction, `kubectl delete`, the launcher forwarding a signal).
+//
+// Until training starts there is nothing to save, so SIGTERM ends the process at once
+// (InstallExitOnStop, the first thing main() does): one line "petname: error: stopped by
+// SIGTERM before training started" and exit kExitPreempted, wherever the process waits (data
+// loading, a rendezvous whose peers never come, c10d's own waits). A trainer that is PID 1 of
+// its container therefore stops within the grace period instead of ignoring the signal.
+//
+// Once the ranks have met (train.cc installs InstallStopHandler right after the rendezvous),
+// SIGTERM only raises a flag. The loop agrees on it with all ranks at the next step boundary
+// (GradSync carries it with the gradients), rank 0 writes a checkpoint, and every rank exits
+// with kExitPreempted, which the operator's restart policy treats as retryable.
 #pragma once
 
 namespace petname::dist {
@@ -9,7 +17,10 @@ namespace petname::dist {
 // 128 + SIGTERM, the code shells and Kubernetes report for a terminated process.
 constexpr int kExitPreempted = 143;
 
-// Installs the SIGTERM handler. Idempotent.
+// Makes SIGTERM print the one error line and _exit(kExitPreempted). Async-signal-safe.
+void InstallExitOnStop();
+
+// Makes SIGTERM raise the stop flag instead. Idempotent.
 void InstallStopHandler();
 
 // True once SIGTERM has arrived since the last ClearStopRequest().

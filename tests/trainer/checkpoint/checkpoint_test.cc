@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "tests/trainer/checkpoint/sample_manifest.h"
 #include "tests/trainer/cli/run_petname.h"
 #include "trainer/checkpoint/store.h"
 
@@ -26,8 +27,7 @@ TEST(CheckpointTest, SaveLoadRoundTripContinuesIdentically) {
   model::CharLstm a(model::ModelOptions{});
   torch::optim::Adam opt_a(a->parameters(), torch::optim::AdamOptions(1e-3));
   Step(a, opt_a);
-  Manifest m;
-  m.epoch = 1;
+  Manifest m = SampleManifest(1);
   ASSERT_TRUE(SaveCheckpoint(dir.path(), m, 3, a, opt_a, {"rex", "spot"}).ok());
 
   torch::manual_seed(2);
@@ -50,6 +50,22 @@ TEST(CheckpointTest, DamagedModelFileIsCorruption) {
   std::ofstream(dir.Join("model.pt")) << "not a model";
   model::CharLstm m(model::ModelOptions{});
   EXPECT_EQ(LoadModel(dir.path(), m).code(), Status::Code::kCorruption);
+}
+
+// torch::load would put a tensor of any shape into a parameter; the shapes are checked.
+TEST(CheckpointTest, ModelOfAnotherShapeIsCorruptionNamingTheParameter) {
+  testing::TempDir dir;
+  model::ModelOptions small;
+  small.hidden_size = 64;
+  model::CharLstm other(small);
+  torch::save(other, dir.Join("model.pt"));
+  model::CharLstm m(model::ModelOptions{});
+  const Status st = LoadModel(dir.path(), m);
+  EXPECT_EQ(st.code(), Status::Code::kCorruption);
+  EXPECT_NE(st.message().find("parameter lstm.weight_ih_l0 is [256, 31] float, expected [512, 31] "
+                              "float"),
+            std::string::npos)
+      << st.message();
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "common/file_util.h"
 #include "tests/support/tmpfs.h"
+#include "tests/trainer/checkpoint/sample_manifest.h"
 #include "trainer/checkpoint/store.h"
 #include "trainer/checkpoint/write_failure.h"
 
@@ -39,9 +40,7 @@ class FullDiskTest : public ::testing::Test {
   Status Save(int64_t epoch, int64_t bytes) {
     CheckpointWriter w;
     PETNAME_RETURN_IF_ERROR(Stage(epoch, bytes, &w));
-    Manifest m;
-    m.epoch = epoch;
-    return w.Commit(m, 5);
+    return w.Commit(SampleManifest(epoch), 5);
   }
 
   // Fills the file system with one-page files until it is full.
@@ -110,9 +109,7 @@ TEST_F(FullDiskTest, FailedManifestWriteRemovesTheStaging) {
   CheckpointWriter w;
   ASSERT_TRUE(Stage(2, kPage, &w).ok());
   FillUp();
-  Manifest m;
-  m.epoch = 2;
-  Status st = w.Commit(m, 5);
+  Status st = w.Commit(SampleManifest(2), 5);
   EXPECT_EQ(st.os_error(), ENOSPC) << st.ToString();
   EXPECT_NE(st.message().find("manifest.json"), std::string::npos) << st.message();
   w = CheckpointWriter();  // a failed commit is abandoned like any unfinished writer
@@ -125,9 +122,7 @@ TEST_F(FullDiskTest, FailedLatestUpdateUnpublishesTheNewCheckpoint) {
   ASSERT_TRUE(Stage(2, kPage, &w).ok());
   FillUp();
   Free(1);  // room for manifest.json, none for the new `latest`
-  Manifest m;
-  m.epoch = 2;
-  Status st = w.Commit(m, 5);
+  Status st = w.Commit(SampleManifest(2), 5);
   EXPECT_EQ(st.os_error(), ENOSPC) << st.ToString();
   EXPECT_NE(st.message().find("latest"), std::string::npos) << st.message();
   ExpectOnlyTheFirstCheckpoint();

@@ -7,6 +7,7 @@
 
 #include "common/file_util.h"
 #include "tests/support/temp_dir.h"
+#include "tests/trainer/checkpoint/sample_manifest.h"
 
 namespace petname::checkpoint {
 namespace {
@@ -19,9 +20,7 @@ class StoreTest : public ::testing::Test {
     CheckpointWriter w;
     PETNAME_RETURN_IF_ERROR(CheckpointWriter::Begin(root_.string(), epoch, &w));
     std::ofstream(w.FilePath("model.pt")) << "weights of epoch " << epoch;
-    Manifest m;
-    m.epoch = epoch;
-    return w.Commit(m, keep);
+    return w.Commit(SampleManifest(epoch), keep);
   }
 
   std::string Latest() {
@@ -42,6 +41,8 @@ TEST(StoreNamesTest, EpochDirNames) {
   EXPECT_FALSE(ParseEpochDirName("epoch-42", &e));
   EXPECT_FALSE(ParseEpochDirName(".staging-epoch-000042-abc", &e));
   EXPECT_FALSE(ParseEpochDirName("epoch-00004x", &e));
+  EXPECT_FALSE(ParseEpochDirName("epoch-99999999999999999999", &e));  // beyond int64: no throw
+  EXPECT_FALSE(ParseEpochDirName("epoch-0000000000000000000042", &e));
 }
 
 TEST(StoreNamesTest, Retention) {
@@ -94,6 +95,41 @@ TEST_F(StoreTest, AbandonedWriterLeavesNothing) {
   }
   EXPECT_EQ(ListCheckpoints(root_.string()), std::vector<std::string>{"epoch-000001"});
   EXPECT_EQ(std::distance(fs::directory_iterator(root_), fs::directory_iterator()), 2);
+}
+
+// A directory whose name is not exactly an epoch number is no checkpoint, however long.
+TEST_F(StoreTest, OverlongEpochNamesAreIgnored) {
+  ASSERT_TRUE(Save(1, 5).ok());
+  fs::create_directories(root_ / "epoch-99999999999999999999");
+  EXPECT_EQ(ListCheckpoints(root_.string()), std::vector<std::string>{"epoch-000001"});
+}
+
+// A writer replacing epoch 2 (a preemption checkpoint of epoch 3 is saved as epoch 2) killed
+// between its two renames: epoch-000002 has been moved aside as .replaced and the new one is
+// still staged. The next writer puts the moved-aside checkpoint back instead of deleting it.
+TEST_F(StoreTest, CheckpointMovedAsideByAKilledWriterIsRecovered) {
+  ASSERT_TRUE(Save(1, 5).ok());
+  ASSERT_TRUE(Save(2, 5).ok());
+  fs::rename(root_ / "epoch-000002", root_ / ".staging-epoch-000002-Ab12Cd.replaced");
+  fs::create_directory(root_ / ".staging-epoch-000002-Ab12Cd");
+  std::ofstream(root_ / ".staging-epoch-000002-Ab12Cd" / "model.pt") << "new weights";
+  ASSERT_TRUE(CheckWritable(root_.string()).ok());
+  EXPECT_EQ(ListCheckpoints(root_.string()),
+            (std::vector<std::string>{"epoch-000001", "epoch-000002"}));
+  std::vector<std::string> skipped;
+  std::string dir;
+  Manifest m;
+  ASSERT_TRUE(FindNewestValid(root_.string(), &skipped, &dir, &m).ok());
+  EXPECT_EQ(m.epoch, 2);
+  EXPECT_EQ(Latest(), "epoch-000002\n");
+  for (const auto& entry : fs::directory_iterator(root_)) {
+    EXPECT_EQ(entry.path().filename().string().find(".staging"), std::string::npos);
+  }
+  // Once the replacement was published, the moved-aside copy is stale and removed.
+  fs::create_directory(root_ / ".staging-epoch-000002-Ef34Gh.replaced");
+  ASSERT_TRUE(CheckWritable(root_.string()).ok());
+  EXPECT_FALSE(fs::exists(root_ / ".staging-epoch-000002-Ef34Gh.replaced"));
+  EXPECT_TRUE(VerifyCheckpoint((root_ / "epoch-000002").string(), &m).ok());
 }
 
 TEST_F(StoreTest, UnwritableRootFails) {

@@ -1,6 +1,7 @@
 // Every bad input of the issue, through the real binary: one line on stderr, exit 2 (usage)
 // or 1 (runtime), no crash, no partial checkpoint, earlier checkpoints intact.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -37,6 +38,33 @@ TEST(BadInputTest, DataFiles) {
   std::vector<std::string> args = TrainOn(PETNAME_TEST_DATA);
   args.insert(args.end(), {"--column", "Pet Name"});
   ExpectOneLineError(RunPetname(args), 2, "no column named \"Pet Name\"");
+}
+
+// The data file is untrusted: only a regular file (symlinks followed) of at most
+// --max-data-bytes is read. A FIFO used to block the trainer forever and /dev/zero to read
+// until memory ran out.
+TEST(BadInputTest, DataThatIsNotARegularFileOrTooLarge) {
+  TempDir dir;
+  const std::string fifo = dir.Join("names.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ExpectOneLineError(RunPetname(TrainOn(fifo)), 2,
+                     "data path " + fifo + " is not a regular file (a FIFO, device or socket)");
+  ExpectOneLineError(RunPetname(TrainOn("/dev/zero")), 2,
+                     "data path /dev/zero is not a regular file");
+  fs::create_symlink("/dev/zero", dir.Join("zero.csv"));
+  ExpectOneLineError(RunPetname(TrainOn(dir.Join("zero.csv"))), 2,
+                     "data path " + dir.Join("zero.csv") + " is not a regular file");
+  fs::create_directory(dir.Join("names.csv"));
+  ExpectOneLineError(RunPetname(TrainOn(dir.Join("names.csv"))), 2,
+                     "data path " + dir.Join("names.csv") + " is a directory, not a file");
+  std::vector<std::string> capped = TrainOn(PETNAME_TEST_DATA);
+  capped.insert(capped.end(), {"--max-data-bytes", "1000"});
+  const std::string size = std::to_string(fs::file_size(PETNAME_TEST_DATA));
+  ExpectOneLineError(RunPetname(capped), 2,
+                     std::string("data file ") + PETNAME_TEST_DATA + " has " + size +
+                         " bytes, more than --max-data-bytes 1000");
+  capped.back() = "0";
+  ExpectOneLineError(RunPetname(capped), 2, "--max-data-bytes must be positive");
 }
 
 TEST(BadInputTest, UnreadableFile) {

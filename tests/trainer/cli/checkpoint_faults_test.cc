@@ -154,5 +154,28 @@ TEST(CheckpointFaultsTest, TruncatedNewestAndAKilledWritersStagingAreSkipped) {
   ExpectCheckpoints(root, {"epoch-000001", "epoch-000002", "epoch-000003"});
 }
 
+// A SIGTERM checkpoint in the middle of epoch 3 is saved as epoch 2 and replaces epoch-000002:
+// the writer moves the old one aside (.replaced), then renames the new one in. Killed between
+// the two renames, it leaves no epoch-000002 at all. The next start renames the moved-aside
+// copy back (it used to delete it as stale staging) and resumes from it.
+TEST(CheckpointFaultsTest, CheckpointMovedAsideByAKilledReplacementIsResumedFrom) {
+  TempDir dir;
+  const std::string root = dir.Join("ckpt");
+  ASSERT_EQ(RunPetname(SmallTrainArgs(2, root)).exit_code, 0);
+  fs::rename(root + "/epoch-000002", root + "/.staging-epoch-000002-Ab12Cd.replaced");
+  fs::create_directory(root + "/.staging-epoch-000002-Ab12Cd");
+  std::ofstream(root + "/.staging-epoch-000002-Ab12Cd/model.pt") << "complete but unpublished";
+
+  RunResult r = RunPetname(Resuming(3, root));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Count(r.err, "warning"), 0u) << r.err;
+  EXPECT_NE(r.err.find("resuming from " + root + "/epoch-000002 (epoch 2"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("epoch 3/3"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("epoch 2/3"), std::string::npos) << r.out;
+  ExpectCheckpoints(root, {"epoch-000001", "epoch-000002", "epoch-000003"});
+  EXPECT_EQ(Latest(root), "epoch-000003\n");
+}
+
 }  // namespace
 }  // namespace petname::testing

@@ -18,5 +18,16 @@ TEST(StopSignalTest, SigtermRaisesTheFlagOnly) {
   EXPECT_EQ(kExitPreempted, 143);
 }
 
+// Before training starts there is nothing to save: SIGTERM ends the process at once.
+TEST(StopSignalTest, BeforeTrainingSigtermExits143WithOneLine) {
+  EXPECT_EXIT(
+      {
+        InstallExitOnStop();
+        std::raise(SIGTERM);
+      },
+      ::testing::ExitedWithCode(kExitPreempted),
+      "^petname: error: stopped by SIGTERM before training started\n$");
+}
+
 }  // namespace
 }  // namespace petname::dist

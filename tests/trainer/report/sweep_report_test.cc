@@ -8,6 +8,7 @@
 
 #include "common/file_util.h"
 #include "tests/support/temp_dir.h"
+#include "tests/trainer/checkpoint/sample_manifest.h"
 #include "trainer/checkpoint/manifest.h"
 #include "trainer/metrics/metrics_log.h"
 
@@ -94,8 +95,7 @@ void WriteTrialDir(const std::string& dir, int world_size, int64_t batch, double
     r.world_size = world_size;
     ASSERT_TRUE(metrics::AppendEpochRecord(dir + "/metrics.jsonl", r).ok());
   }
-  checkpoint::Manifest m;
-  m.epoch = 1;
+  checkpoint::Manifest m = checkpoint::SampleManifest(1);
   m.world_size = world_size;
   m.hyper.batch_size = batch;
   m.hyper.learning_rate = lr;

@@ -1,0 +1,22 @@
+// Reading the training data file as untrusted input: it must be a regular file (after
+// following symlinks) of at most a given size, so that a FIFO (which would block forever), a
+// device such as /dev/zero (which never ends) or an oversized file is refused with one message
+// instead of hanging the trainer or exhausting its memory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+
+namespace petname::data {
+
+// The default of --max-data-bytes: 1 GiB (the Seattle table is 3 MB).
+inline constexpr int64_t kDefaultMaxDataBytes = int64_t{1} << 30;
+
+// Reads the whole of `path` into `*out`. NotFound when it does not exist; InvalidArgument when
+// it is a directory, not a regular file, or larger than `max_bytes` (naming --max-data-bytes);
+// IoError (with the errno) when it cannot be opened or read.
+Status ReadDataFile(const std::string& path, int64_t max_bytes, std::string* out);
+
+}  // namespace petname::data
