@@ -22,13 +22,13 @@ constexpr size_t kHeadLimit = 8192;  // bounded_get.h: at most 8 KiB of status l
 void Endless(int fd, RawServer& server) {
   if (!RawServer::ReadHead(fd)) return;
   if (!server.Send(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n")) return;
-  const std::string chunk(64 * 1024, 'x');
+  const std::string chunk(size_t{64} * 1024, 'x');
   while (server.Send(fd, chunk)) {
   }
 }
 
 // Sends `prefix`, then one byte of `drip` every 100 ms, for ever.
-RawServer::Serve Drip(std::string prefix, char drip) {
+RawServer::Serve Drip(const std::string& prefix, char drip) {
   return [prefix, drip](int fd, RawServer& server) {
     if (!RawServer::ReadHead(fd) || !server.Send(fd, prefix)) return;
     while (server.Send(fd, std::string(1, drip))) {
@@ -37,7 +37,7 @@ RawServer::Serve Drip(std::string prefix, char drip) {
   };
 }
 
-RawServer::Serve Answer(std::string answer) {
+RawServer::Serve Answer(const std::string& answer) {
   return [answer](int fd, RawServer& server) {
     if (RawServer::ReadHead(fd)) server.Send(fd, answer);
   };
@@ -98,7 +98,7 @@ TEST(BoundedGetTest, AnEndlessBodyStopsAtTheCap) {
   RawServer endless(Endless);
   GetLimits limits;
   limits.timeout = std::chrono::seconds(60);  // the cap, not the timeout, must end it
-  limits.max_body_bytes = 64 * 1024;
+  limits.max_body_bytes = size_t{64} * 1024;
   GetResult got;
   Status s = BoundedGet(endless.url(), limits, &got);
   EXPECT_EQ(s.code(), Status::Code::kUnavailable);
@@ -137,7 +137,7 @@ TEST(BoundedGetTest, ADripInTheBodyOrTheHeadersEndsAtTheTimeout) {
 TEST(BoundedGetTest, AnEndlessHeaderLineStopsAtTheHeadLimit) {
   RawServer endless([](int fd, RawServer& server) {
     if (!RawServer::ReadHead(fd) || !server.Send(fd, "HTTP/1.1 200 OK\r\nX: ")) return;
-    const std::string chunk(64 * 1024, 'x');
+    const std::string chunk(size_t{64} * 1024, 'x');
     while (server.Send(fd, chunk)) {
     }
   });

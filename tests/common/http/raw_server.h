@@ -29,11 +29,12 @@ class RawServer {
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    listen(listen_fd_, 16);
     socklen_t len = sizeof(addr);
-    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+    if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+        listen(listen_fd_, 16) == 0 &&
+        getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+      port_ = ntohs(addr.sin_port);  // stays 0, which no client reaches, when it failed
+    }
     accept_thread_ = std::thread([this] { Accept(); });
   }
 

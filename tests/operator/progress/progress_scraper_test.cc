@@ -26,7 +26,7 @@ using petname::testing::RawServer;
 void Endless(int fd, RawServer& server) {
   if (!RawServer::ReadHead(fd)) return;
   if (!server.Send(fd, "HTTP/1.1 200 OK\r\n\r\npetname_epochs_planned 6\n")) return;
-  const std::string chunk(64 * 1024, '#');
+  const std::string chunk(size_t{64} * 1024, '#');
   while (server.Send(fd, chunk)) {
   }
 }
@@ -68,7 +68,7 @@ TEST(ProgressScraperTest, HostileEndpointsEndAtTheirBoundsAndTheNormalJobStillUp
                                   }}},
                                 &normal)
                   .ok());
-  const std::vector<Target> targets = {
+  std::vector<Target> targets = {
       {"ns/endless", endless.url()},
       {"ns/drip", drip.url()},
       {"ns/normal", "http://127.0.0.1:" + std::to_string(normal->port()) + "/metrics"}};
@@ -90,7 +90,7 @@ TEST(ProgressScraperTest, HostileEndpointsEndAtTheirBoundsAndTheNormalJobStillUp
                          }};
   ScrapeLimits limits;
   limits.get.timeout = std::chrono::seconds(3);
-  limits.get.max_body_bytes = 64 * 1024;
+  limits.get.max_body_bytes = size_t{64} * 1024;
   ProgressScraper scraper(&store, sources, std::chrono::hours(1), limits);
   scraper.Start();
   {
