@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 namespace petname {
 namespace {
@@ -33,7 +34,8 @@ void IpAndPort(const sockaddr_storage& addr, std::string* ip, int* port) {
 
 }  // namespace
 
-BoundedStream::BoundedStream(int sock, const StreamBounds& bounds) : sock_(sock), bounds_(bounds) {}
+BoundedStream::BoundedStream(int sock, const StreamBounds& bounds, std::string received)
+    : sock_(sock), bounds_(bounds), received_(std::move(received)) {}
 
 bool BoundedStream::Wait(short events, Clock::time_point deadline) const {
   for (;;) {
@@ -50,16 +52,16 @@ bool BoundedStream::Wait(short events, Clock::time_point deadline) const {
 }
 
 bool BoundedStream::is_readable() const {
-  return begin_ < end_ || Wait(POLLIN, bounds_.read_deadline);
+  return received_read_ < received_.size() || begin_ < end_ || Wait(POLLIN, bounds_.read_deadline);
 }
 
 bool BoundedStream::is_writable() const { return Wait(POLLOUT, bounds_.write_deadline); }
 
-size_t BoundedStream::Admit(size_t available) {
+size_t BoundedStream::Admit(const char* data, size_t available) {
   size_t n = 0;
   while (n < available && head_end_matched_ < 4) {
     if (head_read_ == bounds_.head_limit) return n;
-    const char c = buffer_[begin_ + n];
+    const char c = data[n];
     const char expected = head_end_matched_ % 2 == 0 ? '\r' : '\n';
     head_end_matched_ = c == expected ? head_end_matched_ + 1 : (c == '\r' ? 1 : 0);
     ++head_read_;
@@ -71,7 +73,8 @@ size_t BoundedStream::Admit(size_t available) {
 }
 
 ssize_t BoundedStream::read(char* ptr, size_t size) {
-  while (begin_ == end_) {
+  const bool from_received = received_read_ < received_.size();
+  while (!from_received && begin_ == end_) {
     if (over_limit_ || !Wait(POLLIN, bounds_.read_deadline)) return -1;
     const ssize_t got = recv(sock_, buffer_.data(), buffer_.size(), MSG_DONTWAIT);
     if (got == 0) return 0;
@@ -82,13 +85,15 @@ ssize_t BoundedStream::read(char* ptr, size_t size) {
     begin_ = 0;
     end_ = static_cast<size_t>(got);
   }
-  const size_t n = Admit(std::min(size, end_ - begin_));
+  const char* data = from_received ? received_.data() + received_read_ : buffer_.data() + begin_;
+  const size_t available = from_received ? received_.size() - received_read_ : end_ - begin_;
+  const size_t n = Admit(data, std::min(size, available));
   if (n == 0) {
     over_limit_ = true;
     return -1;
   }
-  std::memcpy(ptr, buffer_.data() + begin_, n);
-  begin_ += n;
+  std::memcpy(ptr, data, n);
+  (from_received ? received_read_ : begin_) += n;
   return static_cast<ssize_t>(n);
 }
 

@@ -7,7 +7,8 @@
 // the bytes trickle in or out; past its deadline a call fails (-1) and expired() says so. Reads
 // hand out at most `head_limit` bytes up to and including the blank line that ends an HTTP head
 // ("\r\n\r\n"), then at most `body_limit` bytes after it (as sent: chunk framing included);
-// a read past a limit fails and over_limit() says so. The socket is neither owned nor closed.
+// a read past a limit fails and over_limit() says so. `received`, bytes already taken from the
+// socket, are read first and count like the others. The socket is neither owned nor closed.
 #pragma once
 
 #include <httplib.h>
@@ -28,7 +29,7 @@ struct StreamBounds {
 
 class BoundedStream : public httplib::Stream {
  public:
-  BoundedStream(int sock, const StreamBounds& bounds);
+  BoundedStream(int sock, const StreamBounds& bounds, std::string received = {});
 
   bool is_readable() const override;
   bool is_writable() const override;
@@ -46,11 +47,13 @@ class BoundedStream : public httplib::Stream {
  private:
   // Waits for `events` on the socket until `deadline`; false (expired_ set) when it passes.
   bool Wait(short events, std::chrono::steady_clock::time_point deadline) const;
-  // How many of the `available` buffered bytes the limits let out (counting them).
-  size_t Admit(size_t available);
+  // How many of the `available` bytes at `data` the limits let out (counting them).
+  size_t Admit(const char* data, size_t available);
 
   int sock_;
   StreamBounds bounds_;
+  std::string received_;
+  size_t received_read_ = 0;
   std::array<char, 4096> buffer_{};
   size_t begin_ = 0;
   size_t end_ = 0;

@@ -2,17 +2,18 @@
 // object lives, with cpp-httplib (Debian's libcpp-httplib). Used for the trainer's /metrics and
 // the operator's /metrics, /healthz and /readyz, which anyone who reaches the port may call.
 //
-// One std::thread accepts connections and hands them to a few worker std::threads (default
-// stack size); when every worker is busy and `max_waiting` connections wait, it accepts no more
-// until one is taken (up to `max_waiting` more wait in the kernel's listen backlog). A worker
-// answers one request per connection, bounded as a whole (BoundedStream): the request must arrive
-// within `request_timeout` of the worker taking the connection and the answer be sent within
-// `response_timeout`, however slowly the client reads or writes; then the connection is closed. So
-// a slow or silent client holds one worker for at most those timeouts and cannot stop the others
-// from answering. Requests are refused, and the connection closed, for a head (request line and
-// headers) over `max_head_bytes` (400, or closed before the request line ends), more than
-// `max_headers` headers (431), a body (413: any Content-Length but 0, any Transfer-Encoding; the
-// body is never read), a method other than GET and HEAD (405).
+// One std::thread accepts connections and reads their requests' heads, all at once (poll), and
+// hands each complete one to a few worker std::threads (default stack size) that answer it, one
+// request per connection, and close the connection. A request must arrive whole within
+// `request_timeout` of its connection being accepted, however its bytes trickle in, or the
+// connection is closed unanswered; a worker's answer must be taken within `response_timeout`
+// more (BoundedStream). So slow or silent clients hold no worker, and cannot stop the others
+// from being answered; while `max_connections` connections are open (arriving, waiting for a
+// worker or being answered) no more are accepted, and further clients wait in the kernel's
+// listen backlog (as long again). Requests are refused, and the connection closed, for a head
+// (request line and headers) over `max_head_bytes` (400, or closed before the request line
+// ends), more than `max_headers` headers (431), a body (413: any Content-Length but 0, any
+// Transfer-Encoding; the body is never read), a method other than GET and HEAD (405).
 //
 // prometheus-cpp's own Exposer is not used: its civetweb starts threads with a fixed 100 KiB
 // stack, which pthread_create refuses in a process that loads LibTorch (large static TLS).
@@ -31,10 +32,6 @@
 
 #include "common/status.h"
 
-namespace httplib {
-class Server;
-}
-
 namespace petname {
 
 // The content type of the Prometheus text exposition format.
@@ -49,7 +46,7 @@ struct HttpResponse {
 // The bounds on each connection (see above); the defaults are the servers' settings.
 struct HttpServerLimits {
   int workers = 4;
-  size_t max_waiting = 64;
+  size_t max_connections = 64;
   std::chrono::milliseconds request_timeout{2000};
   std::chrono::milliseconds response_timeout{10000};
   size_t max_head_bytes = 8192;
@@ -63,12 +60,12 @@ class HttpServer {
 
   // Binds `host`:`port` (port 0 picks a free one) and serves `routes`, keyed by path (a query
   // string is ignored); other paths answer 404. InvalidArgument for a port outside 0..65535 or
-  // limits without a worker, Unavailable when the address cannot be bound.
+  // limits without a worker or a connection, Unavailable when the address cannot be bound.
   static Status Start(const std::string& host, int port, std::map<std::string, Handler> routes,
                       std::unique_ptr<HttpServer>* out, const HttpServerLimits& limits = {});
 
-  // Stops accepting, lets the workers finish the connections they were given (each within its
-  // timeouts) and joins the threads.
+  // Stops accepting, closes the connections still arriving, lets the workers answer those they
+  // were given (each within its timeouts) and joins the threads.
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -77,9 +74,10 @@ class HttpServer {
   int port() const { return port_; }
 
  private:
-  HttpServer(std::unique_ptr<httplib::Server> server, int port);
+  struct Loop;
+  HttpServer(std::unique_ptr<Loop> loop, int port);
 
-  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<Loop> loop_;
   int port_;
   std::thread thread_;
 };

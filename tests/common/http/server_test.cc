@@ -133,13 +133,15 @@ TEST(HttpServerTest, AClientThatSendsNothingDoesNotStopTheServer) {
   close(silent);
 }
 
-TEST(HttpServerTest, SlowClientsUpToThePoolSizeDoNotStopOthersAndAreClosed) {
+// More slow clients than workers: they hold no worker, so the others are answered.
+TEST(HttpServerTest, SlowClientsDoNotStopOthersAndAreClosed) {
   std::unique_ptr<HttpServer> server;
   ASSERT_TRUE(HttpServer::Start("127.0.0.1", 0, Routes(), &server).ok());
   const int port = server->port();
   std::vector<std::thread> slow;
   std::atomic<int> closed{0};
-  for (int i = 0; i < HttpServerLimits{}.workers; ++i) {
+  const int slow_clients = 3 * HttpServerLimits{}.workers;
+  for (int i = 0; i < slow_clients; ++i) {
     slow.emplace_back([port, &closed] { closed += SlowRequestIsClosed(port) ? 1 : 0; });
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // let them start their requests
@@ -150,7 +152,29 @@ TEST(HttpServerTest, SlowClientsUpToThePoolSizeDoNotStopOthersAndAreClosed) {
     EXPECT_TRUE(r && r->status == 200) << path << ": " << httplib::to_string(r.error());
   }
   for (std::thread& t : slow) t.join();
-  EXPECT_EQ(closed, HttpServerLimits{}.workers) << "a slow request was never closed";
+  EXPECT_EQ(closed, slow_clients) << "a slow request was never closed";
+}
+
+// Past max_connections the server accepts no more until slow ones are closed at their deadline;
+// the client waiting in the listen backlog is answered then.
+TEST(HttpServerTest, ClientsPastMaxConnectionsWaitForASlot) {
+  HttpServerLimits limits;
+  limits.max_connections = 2;
+  std::unique_ptr<HttpServer> server;
+  ASSERT_TRUE(HttpServer::Start("127.0.0.1", 0, Routes(), &server, limits).ok());
+  const int port = server->port();
+  std::vector<std::thread> slow;
+  std::atomic<int> closed{0};
+  for (int i = 0; i < 2; ++i) {
+    slow.emplace_back([port, &closed] { closed += SlowRequestIsClosed(port) ? 1 : 0; });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(std::chrono::seconds(30));
+  auto r = client.Get("/healthz");
+  EXPECT_TRUE(r && r->status == 200) << httplib::to_string(r.error());
+  for (std::thread& t : slow) t.join();
+  EXPECT_EQ(closed, 2);
 }
 
 TEST(HttpServerTest, ARequestWithABodyIsRefusedUnread) {
