@@ -1,6 +1,6 @@
 // RawServer (tests only): a TCP server on 127.0.0.1 that runs `serve(fd)` on a thread of its own
 // for every connection, so a test can answer as a hostile or broken HTTP server would: slowly,
-// endlessly, malformed. It counts the bytes serve() sent and the connections it has finished.
+// endlessly, malformed. It counts the bytes serve() sent.
 #pragma once
 
 #include <arpa/inet.h>
@@ -54,8 +54,6 @@ class RawServer {
   }
   bool stopping() const { return stopping_; }
   size_t bytes_sent() const { return sent_; }
-  // Connections whose serve() has returned.
-  int finished() const { return finished_; }
 
   // Sends all of `data`; false once the peer has gone (or the server stops).
   bool Send(int fd, const std::string& data) {
@@ -92,7 +90,6 @@ class RawServer {
       connections_.emplace_back([this, fd] {
         serve_(fd, *this);
         close(fd);
-        ++finished_;
       });
     }
   }
@@ -102,7 +99,6 @@ class RawServer {
   int port_ = 0;
   std::atomic<bool> stopping_{false};
   std::atomic<size_t> sent_{0};
-  std::atomic<int> finished_{0};
   std::thread accept_thread_;
   std::vector<std::thread> connections_;  // only touched by the accept thread, then joined
 };
