@@ -33,6 +33,11 @@ void ProgressScraper::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+bool ProgressScraper::Stopping() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stop_;
+}
+
 void ProgressScraper::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
@@ -55,7 +60,7 @@ void ProgressScraper::ScrapeOnce() {
   const std::vector<Target> targets = sources_.targets();
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i = next++; i < targets.size(); i = next++) Scrape(targets[i]);
+    for (size_t i = next++; i < targets.size() && !Stopping(); i = next++) Scrape(targets[i]);
   };
   std::vector<std::thread> workers;
   const size_t n =
@@ -67,8 +72,9 @@ void ProgressScraper::ScrapeOnce() {
 void ProgressScraper::Scrape(const Target& t) {
   GetResult got;
   Status s = BoundedGet(t.url, limits_.get, &got);
-  if (s.ok() && got.status != 200)
+  if (s.ok() && got.status != 200) {
     s = Status::Unavailable(t.url + ": HTTP " + std::to_string(got.status));
+  }
   if (!s.ok()) {
     spdlog::debug("progress of {}: {} ({} bytes read)", t.key, s.message(), got.bytes_read);
     return;

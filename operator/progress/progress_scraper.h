@@ -52,9 +52,12 @@ class ProgressScraper {
   ~ProgressScraper();
 
   void Start();
+  // Ends the round under way once its scrapes in flight end (each within its timeout), then
+  // joins the thread.
   void Stop();
 
  private:
+  bool Stopping();
   void Loop();
   void ScrapeOnce();
   // Scrapes `t` and stores its progress; called on the round's workers.
