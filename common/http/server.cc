@@ -174,7 +174,9 @@ void HttpServer::Loop::Run() {
         --open;
         done = true;
       }
-      if (!done) arriving[kept++] = std::move(c);
+      if (done) continue;
+      if (kept != i) arriving[kept] = std::move(c);
+      ++kept;
     }
     arriving.resize(kept);
     if (fds[1].revents != 0) {
