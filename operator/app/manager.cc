@@ -99,7 +99,7 @@ void Manager::MakeController() {
       progress::ScraperSources{[ctrl] { return ctrl->ProgressTargets(); },
                                [ctrl] { return ctrl->JobKeys(); },
                                [ctrl](const std::string& key) { ctrl->Enqueue(key); }},
-      interval, std::min<std::chrono::milliseconds>(interval, std::chrono::seconds(5)));
+      interval, settings_.progress_limits);
 }
 
 Status Manager::StartEndpoints() {

@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+
 #include "operator/kube/lease.h"
 
 namespace petname::app {
@@ -42,6 +44,14 @@ void AddOptions(CLI::App* app, Options* o) {
   app->add_option("--progress-interval", o->progress_interval,
                   "how often rank 0's /metrics of each Running job is read into status.progress "
                   "(e.g. 15s; 0 disables)");
+  const progress::ScrapeLimits scrape;
+  app->add_option("--progress-timeout", o->progress_timeout,
+                  "how long one read of a /metrics may take in all, at most the interval "
+                  "(default " +
+                      std::to_string(scrape.get.timeout.count()) + "ms)");
+  app->add_option("--progress-max-bytes", o->progress_max_bytes,
+                  "the largest /metrics body the operator reads; a larger one is not read")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
 }
 
 Status LeaderElection(const Options& o, const Surroundings& where,
@@ -86,6 +96,21 @@ Status ResolveOptions(const Options& options, const Surroundings& where, Setting
     PETNAME_RETURN_IF_ERROR(
         kube::ParseDuration(options.progress_interval, &out->progress_interval));
   }
+  out->progress_limits = progress::ScrapeLimits{};
+  if (!options.progress_timeout.empty()) {
+    Status s = kube::ParseDuration(options.progress_timeout, &out->progress_limits.get.timeout);
+    if (!s.ok()) return Status::InvalidArgument("--progress-timeout: " + s.message());
+  }
+  if (out->progress_interval.count() > 0) {
+    out->progress_limits.get.timeout =
+        std::min(out->progress_limits.get.timeout, out->progress_interval);
+  }
+  if (options.progress_max_bytes < 1) {
+    return Status::InvalidArgument("--progress-max-bytes " +
+                                   std::to_string(options.progress_max_bytes) +
+                                   ": must be positive");
+  }
+  out->progress_limits.get.max_body_bytes = static_cast<size_t>(options.progress_max_bytes);
   if (options.leader_elect) PETNAME_RETURN_IF_ERROR(LeaderElection(options, where, &out->election));
   return Status::Ok();
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -12,6 +13,7 @@
 #include "operator/controller/sweep_desired.h"
 #include "operator/kube/leader_election.h"
 #include "operator/logging/logging.h"
+#include "operator/progress/progress_scraper.h"
 
 namespace petname::app {
 
@@ -38,6 +40,8 @@ struct Options {
   std::string progress_interval = "15s";
   // A sweep whose trials could run more pods at once is refused (phase Failed, TooManyPods).
   int max_pods_per_sweep = controller::kDefaultMaxPodsPerSweep;
+  std::string progress_timeout;  // "": progress::ScrapeLimits' default
+  int64_t progress_max_bytes = static_cast<int64_t>(progress::ScrapeLimits{}.get.max_body_bytes);
 };
 
 // Parses the command line into *options. Returns the exit code when the process should stop
@@ -56,12 +60,13 @@ struct Surroundings {
 struct Settings {
   logging::Format log_format = logging::Format::kText;
   std::chrono::milliseconds progress_interval{0};  // 0: no progress scraping
+  progress::ScrapeLimits progress_limits;          // its timeout at most progress_interval
   kube::LeaderElectionConfig election;             // with --leader-elect only
 };
 
-// InvalidArgument (a usage error, exit 2) naming the bad --progress-interval or leader-election
-// setting. The Lease's namespace is --leader-elect-namespace, else the pod's, else --namespace;
-// outside a cluster and watching all namespaces there is none.
+// InvalidArgument (a usage error, exit 2) naming the bad --progress-interval, --progress-timeout
+// or leader-election setting. The Lease's namespace is --leader-elect-namespace, else the pod's,
+// else --namespace; outside a cluster and watching all namespaces there is none.
 Status ResolveOptions(const Options& options, const Surroundings& where, Settings* out);
 
 }  // namespace petname::app

@@ -1,34 +1,13 @@
 #include "operator/progress/progress_scraper.h"
 
-#include <cpprest/http_client.h>
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
 
 #include "operator/kube/time.h"
 
 namespace petname::progress {
-namespace {
-
-// GETs `url`; false (with *error) on timeouts, connection errors and non-200 answers.
-bool Fetch(const std::string& url, std::chrono::milliseconds timeout, std::string* body,
-           std::string* error) {
-  try {
-    web::http::client::http_client_config config;
-    config.set_timeout(timeout);
-    web::http::client::http_client client(url, config);
-    web::http::http_response r = client.request(web::http::methods::GET).get();
-    if (r.status_code() != 200) {
-      *error = "HTTP " + std::to_string(r.status_code());
-      return false;
-    }
-    *body = r.extract_utf8string(true).get();
-    return true;
-  } catch (const std::exception& e) {
-    *error = e.what();
-    return false;
-  }
-}
-
-}  // namespace
 
 std::string MetricsUrl(const std::string& pod_ip, int port) {
   std::string host = pod_ip.find(':') != std::string::npos ? "[" + pod_ip + "]" : pod_ip;
@@ -36,9 +15,8 @@ std::string MetricsUrl(const std::string& pod_ip, int port) {
 }
 
 ProgressScraper::ProgressScraper(ProgressStore* store, ScraperSources sources,
-                                 std::chrono::milliseconds interval,
-                                 std::chrono::milliseconds timeout)
-    : store_(store), sources_(std::move(sources)), interval_(interval), timeout_(timeout) {}
+                                 std::chrono::milliseconds interval, ScrapeLimits limits)
+    : store_(store), sources_(std::move(sources)), interval_(interval), limits_(limits) {}
 
 ProgressScraper::~ProgressScraper() { Stop(); }
 
@@ -55,6 +33,11 @@ void ProgressScraper::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+bool ProgressScraper::Stopping() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stop_;
+}
+
 void ProgressScraper::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
@@ -68,30 +51,52 @@ void ProgressScraper::Loop() {
 void ProgressScraper::ScrapeOnce() {
   std::set<std::string> live = sources_.job_keys();
   store_->Retain(live);
-  for (auto it = previous_.begin(); it != previous_.end();) {
-    it = live.count(it->first) ? std::next(it) : previous_.erase(it);
+  {
+    std::lock_guard<std::mutex> lock(previous_mu_);
+    for (auto it = previous_.begin(); it != previous_.end();) {
+      it = live.count(it->first) ? std::next(it) : previous_.erase(it);
+    }
   }
-  for (const Target& t : sources_.targets()) {
-    std::string body, error;
-    if (!Fetch(t.url, timeout_, &body, &error)) {
-      spdlog::debug("progress of {}: {}: {}", t.key, t.url, error);
-      continue;
-    }
-    Sample sample = SampleFromExposition(body);
-    if (!sample.valid) {
-      spdlog::debug("progress of {}: {} has no petname_epochs_planned", t.key, t.url);
-      continue;
-    }
+  const std::vector<Target> targets = sources_.targets();
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < targets.size() && !Stopping(); i = next++) Scrape(targets[i]);
+  };
+  std::vector<std::thread> workers;
+  const size_t n =
+      std::min<size_t>(static_cast<size_t>(std::max(1, limits_.workers)), targets.size());
+  for (size_t i = 0; i < n; ++i) workers.emplace_back(work);
+  for (std::thread& w : workers) w.join();
+}
+
+void ProgressScraper::Scrape(const Target& t) {
+  GetResult got;
+  Status s = BoundedGet(t.url, limits_.get, &got);
+  if (s.ok() && got.status != 200) {
+    s = Status::Unavailable(t.url + ": HTTP " + std::to_string(got.status));
+  }
+  if (!s.ok()) {
+    spdlog::debug("progress of {}: {} ({} bytes read)", t.key, s.message(), got.bytes_read);
+    return;
+  }
+  Sample sample = SampleFromExposition(got.body);
+  if (!sample.valid) {
+    spdlog::debug("progress of {}: {} has no petname_epochs_planned", t.key, t.url);
+    return;
+  }
+  api::Progress progress;
+  {
+    std::lock_guard<std::mutex> lock(previous_mu_);
     auto now = std::chrono::steady_clock::now();
     auto prev = previous_.find(t.key);
-    api::Progress progress =
+    progress =
         prev == previous_.end()
             ? ProgressFromSample(sample, nullptr, 0)
             : ProgressFromSample(sample, &prev->second.sample,
                                  std::chrono::duration<double>(now - prev->second.at).count());
     previous_[t.key] = {sample, now};
-    if (store_->Put(t.key, progress, kube::NowUnix())) sources_.enqueue(t.key);
   }
+  if (store_->Put(t.key, progress, kube::NowUnix())) sources_.enqueue(t.key);
 }
 
 }  // namespace petname::progress

@@ -1,9 +1,13 @@
-// ProgressScraper: a worker thread of its own that, every `interval`, GETs the /metrics of rank 0
-// of each Running job (targets come from the controller's caches), turns it into
-// status.progress, stores it in the ProgressStore and, when it changed, queues the job's key so
-// that the reconcile writes it. Every request has `timeout`; a slow or unreachable endpoint only
-// delays the next scrape round, never a reconcile. Failed scrapes are logged at debug level and
-// keep the last stored progress.
+// ProgressScraper: a thread of its own that, every `interval`, GETs the /metrics of rank 0 of
+// each Running job (targets come from the controller's caches), turns it into status.progress,
+// stores it in the ProgressStore and, when it changed, queues the job's key so that the
+// reconcile writes it. The endpoints run the users' images, so each GET is bounded as a whole
+// (BoundedGet): it ends `limits.get.timeout` after it starts however the bytes trickle in, and
+// reads at most `limits.get.max_body_bytes` of body. A round scrapes its targets on up to
+// `limits.workers` threads at once and stores each result as it comes: a slow, endless or
+// unreachable endpoint costs one worker its timeout, delays neither the other jobs' progress
+// beyond that nor any reconcile. Failed scrapes are logged at debug level and keep the last
+// stored progress.
 #pragma once
 
 #include <chrono>
@@ -16,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/http/bounded_get.h"
 #include "operator/progress/progress_store.h"
 #include "operator/progress/trainer_progress.h"
 
@@ -32,28 +37,42 @@ struct ScraperSources {
   std::function<void(const std::string& key)> enqueue;
 };
 
+// The bounds of the scrapes; the defaults are the operator's (--progress-timeout,
+// --progress-max-bytes). A rank's whole exposition is about 20 KiB with the longest labels
+// (TrainerExpositionTest.AWholeRankExpositionIsFarBelowTheScrapeCap).
+struct ScrapeLimits {
+  GetLimits get{std::chrono::seconds(5), 1 << 20};
+  int workers = 4;
+};
+
 class ProgressScraper {
  public:
   ProgressScraper(ProgressStore* store, ScraperSources sources, std::chrono::milliseconds interval,
-                  std::chrono::milliseconds timeout);
+                  ScrapeLimits limits);
   ~ProgressScraper();
 
   void Start();
+  // Ends the round under way once its scrapes in flight end (each within its timeout), then
+  // joins the thread.
   void Stop();
 
  private:
+  bool Stopping();
   void Loop();
   void ScrapeOnce();
+  // Scrapes `t` and stores its progress; called on the round's workers.
+  void Scrape(const Target& t);
 
   ProgressStore* const store_;
   const ScraperSources sources_;
   const std::chrono::milliseconds interval_;
-  const std::chrono::milliseconds timeout_;
+  const ScrapeLimits limits_;
   struct Previous {
     Sample sample;
     std::chrono::steady_clock::time_point at;
   };
-  std::map<std::string, Previous> previous_;  // only touched by the scraper thread
+  std::mutex previous_mu_;
+  std::map<std::string, Previous> previous_;  // guarded by previous_mu_
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;

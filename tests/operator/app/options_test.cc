@@ -46,6 +46,8 @@ TEST(OptionsTest, Defaults) {
   EXPECT_EQ(o.lease_id, "petname-operator");
   EXPECT_EQ(o.progress_interval, "15s");
   EXPECT_EQ(o.max_pods_per_sweep, 256);
+  EXPECT_EQ(o.progress_timeout, "");
+  EXPECT_EQ(o.progress_max_bytes, 1 << 20);
 }
 
 TEST(OptionsTest, ReadsEveryFlag) {
@@ -55,7 +57,7 @@ TEST(OptionsTest, ReadsEveryFlag) {
       "--log-format json --leader-elect --leader-elect-lease-duration 30s "
       "--leader-elect-renew-deadline 20s --leader-elect-retry-period 4s "
       "--leader-elect-namespace ops --leader-elect-id lock --progress-interval 0 "
-      "--max-pods-per-sweep 64";
+      "--max-pods-per-sweep 64 --progress-timeout 2s --progress-max-bytes 4096";
   Options o;
   std::string err;
   EXPECT_FALSE(Parse(args, &o, &err).has_value()) << err;
@@ -77,13 +79,19 @@ TEST(OptionsTest, ReadsEveryFlag) {
   EXPECT_EQ(o.lease_id, "lock");
   EXPECT_EQ(o.progress_interval, "0");
   EXPECT_EQ(o.max_pods_per_sweep, 64);
+  EXPECT_EQ(o.progress_timeout, "2s");
+  EXPECT_EQ(o.progress_max_bytes, 4096);
 }
 
 TEST(OptionsTest, UsageErrorsAreOneLineAndExit2) {
   const std::pair<const char*, const char*> cases[] = {
-      {"--workers 0", "--workers"},         {"--log-format xml", "--log-format"},
-      {"--log-level loud", "--log-level"},  {"--qps -1", "--qps"},
-      {"--no-such-flag", "--no-such-flag"}, {"--max-pods-per-sweep 0", "--max-pods-per-sweep"},
+      {"--workers 0", "--workers"},
+      {"--log-format xml", "--log-format"},
+      {"--log-level loud", "--log-level"},
+      {"--qps -1", "--qps"},
+      {"--no-such-flag", "--no-such-flag"},
+      {"--max-pods-per-sweep 0", "--max-pods-per-sweep"},
+      {"--progress-max-bytes 0", "--progress-max-bytes"},
   };
   for (const auto& [args, mentions] : cases) {
     Options o;
@@ -118,6 +126,30 @@ TEST(OptionsTest, ResolvesLogFormatAndProgressInterval) {
   Status bad = ResolveOptions(o, {}, &s);
   EXPECT_EQ(bad.code(), Status::Code::kInvalidArgument);
   EXPECT_NE(bad.message().find("2x"), std::string::npos) << bad.message();
+}
+
+TEST(OptionsTest, ResolvesTheScrapeBoundsWithinTheInterval) {
+  Options o;
+  Settings s;
+  ASSERT_TRUE(ResolveOptions(o, {}, &s).ok());
+  EXPECT_EQ(s.progress_limits.get.timeout, std::chrono::seconds(5));
+  EXPECT_EQ(s.progress_limits.get.max_body_bytes, size_t{1} << 20);
+  EXPECT_EQ(s.progress_limits.workers, 4);
+  o.progress_timeout = "30s";
+  o.progress_max_bytes = 4096;
+  ASSERT_TRUE(ResolveOptions(o, {}, &s).ok());
+  EXPECT_EQ(s.progress_limits.get.timeout, std::chrono::seconds(15));  // at most the interval
+  EXPECT_EQ(s.progress_limits.get.max_body_bytes, 4096u);
+  o.progress_interval = "2s";
+  o.progress_timeout = "500ms";
+  ASSERT_TRUE(ResolveOptions(o, {}, &s).ok());
+  EXPECT_EQ(s.progress_limits.get.timeout, std::chrono::milliseconds(500));
+  for (const char* bad : {"0s", "soon"}) {
+    o.progress_timeout = bad;
+    Status st = ResolveOptions(o, {}, &s);
+    EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << bad;
+    EXPECT_NE(st.message().find(bad), std::string::npos) << st.message();
+  }
 }
 
 TEST(OptionsTest, LeaseNamespaceFromTheFlagThePodOrTheWatchedNamespace) {

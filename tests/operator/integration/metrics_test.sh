@@ -3,7 +3,8 @@
 # transitions the test drives by patching pod status (as a kubelet would), the phase gauge and
 # is_leader read right, reconciles, the work queue and API requests are also exported under
 # controller-runtime's and client-go's names, the exposition passes `promtool check metrics`,
-# and JSON logs carry the job key and a reconcile id on each reconcile line.
+# and JSON logs carry the job key and a reconcile id on each reconcile line; clients that send
+# their requests slowly, more of them than the endpoints have workers, stop neither port.
 source "$(dirname "$0")/lib.sh"
 
 HEALTH_PORT=$(free_port)
@@ -13,6 +14,29 @@ health() { curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HEALTH_POR
 ready() { [[ $(health /readyz) == 200 ]]; }
 wait_until "/readyz 200 once caches synced" 20 ready
 [[ $(health /nope) == 404 ]] || fail "unknown path must be 404"
+
+# Clients that start a request and then send one header line every 0.5 s, never ending it.
+slow_client() {
+  exec 3<>"/dev/tcp/127.0.0.1/$1"
+  printf 'GET /metrics HTTP/1.1\r\n' >&3
+  for i in $(seq 1 20); do
+    sleep 0.5
+    printf 'X-Slow-%d: 1\r\n' "$i" >&3 2>/dev/null || break
+  done
+}
+SLOW=()
+for _ in 1 2 3 4 5 6; do
+  slow_client "$HEALTH_PORT" &
+  SLOW+=($!)
+  slow_client "$METRICS_PORT" &
+  SLOW+=($!)
+done
+sleep 0.5
+[[ $(curl -sS -m 30 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HEALTH_PORT/healthz") == 200 ]] ||
+  fail "/healthz beside slow clients"
+curl -fsS -m 30 "http://127.0.0.1:$METRICS_PORT/metrics" >/dev/null || fail "/metrics beside slow clients"
+kill "${SLOW[@]}" 2>/dev/null || true
+wait "${SLOW[@]}" 2>/dev/null || true
 
 create_job ok 1 '  runPolicy: {restartPolicy: Never}'
 create_job bad 1 '  runPolicy: {restartPolicy: Never}'

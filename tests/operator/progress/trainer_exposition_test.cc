@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "common/metrics/process_collector.h"
+#include "operator/progress/progress_scraper.h"
 #include "operator/progress/trainer_progress.h"
 #include "trainer/metrics/training_metrics.h"
 
@@ -91,6 +93,31 @@ TEST(TrainerExpositionTest, TerminationMessageGivesTheFinalProgress) {
 
   EXPECT_FALSE(FinalProgress("petname: error: out of memory\n", scraped).has_value());
   EXPECT_FALSE(FinalProgress("", std::nullopt).has_value());
+}
+
+// A rank's whole /metrics (every training series touched, the longest labels, the process
+// series) is a small fraction of what the scraper reads at most by default.
+TEST(TrainerExpositionTest, AWholeRankExpositionIsFarBelowTheScrapeCap) {
+  const metrics::RankLabels labels{
+      "a-job-name-of-the-longest-kind-that-kubernetes-allows-in-a-label",
+      "a-namespace-name-of-the-longest-kind-kubernetes-allows-in-labels", 0,
+      "a-sweep-name-of-43-characters-the-most-it-may"};
+  metrics::TrainingMetrics m(labels);
+  metrics::RunInfo info;
+  info.world_size = 64;
+  info.epochs_planned = 3;
+  m.SetInfo(info);
+  m.OnStep(2.5, 4096, 0.5, 0.01);
+  m.OnEpoch(3, 1.5, 70, 210);
+  m.OnValidation(1.4, 0.6);
+  m.OnCheckpoint(0.5, 1795000000);
+  for (const char* reason : {"no_space", "io_error", "permission"}) m.OnCheckpointFailure(reason);
+  m.OnGoalReached(140, 1794999900);
+  std::vector<prometheus::MetricFamily> families = m.registry()->Collect();
+  for (auto& f : metrics::ProcessCollector(m.labels()).Collect()) families.push_back(std::move(f));
+  const std::string text = prometheus::TextSerializer().Serialize(families);
+  RecordProperty("exposition_bytes", static_cast<int>(text.size()));
+  EXPECT_LT(text.size(), ScrapeLimits{}.get.max_body_bytes / 16) << text.size();
 }
 
 }  // namespace

@@ -7,6 +7,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include "common/metrics/process_collector.h"
 #include "trainer/metrics/training_metrics.h"
 
@@ -48,6 +53,38 @@ TEST(MetricsServerTest, ServesTrainingAndProcessMetrics) {
             std::string::npos);
   EXPECT_NE(body.find("process_resident_memory_bytes{job=\"pets\",namespace=\"ml\",rank=\"0\"}"),
             std::string::npos);
+}
+
+// Clients that send a request line and then a header line every 0.5 s, never ending it, on
+// more connections than the server has workers, do not stop a scrape.
+TEST(MetricsServerTest, SlowClientsDoNotStopTheScrape) {
+  TrainingMetrics metrics({"pets", "ml", 0, ""});
+  std::unique_ptr<MetricsServer> server;
+  ASSERT_TRUE(MetricsServer::Start("127.0.0.1", 0, {metrics.registry()}, &server).ok());
+  const int port = server->port();
+  std::vector<std::thread> slow;
+  for (int i = 0; i < 3 * HttpServerLimits{}.workers; ++i) {
+    slow.emplace_back([port] {
+      const int fd = socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in addr{};
+      addr.sin_family = AF_INET;
+      addr.sin_port = htons(static_cast<uint16_t>(port));
+      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+        std::string line = "GET /metrics HTTP/1.1\r\n";
+        for (int n = 0; n < 60 && send(fd, line.data(), line.size(), MSG_NOSIGNAL) > 0; ++n) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(500));
+          line = "X-Slow: " + std::to_string(n) + "\r\n";
+        }
+      }
+      close(fd);
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const std::string body = Get(port);
+  EXPECT_NE(body.find("200 OK"), std::string::npos) << body;
+  EXPECT_NE(body.find("petname_train_samples_total"), std::string::npos);
+  for (std::thread& t : slow) t.join();
 }
 
 TEST(MetricsServerTest, BusyPortIsUnavailable) {

@@ -1,0 +1,135 @@
+// The ProgressScraper against real sockets: a normal trainer endpoint (the HttpServer) beside
+// hostile ones (an endless /metrics, one that drips a byte every 100 ms) in one scrape round.
+#include "operator/progress/progress_scraper.h"
+
+#include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/http/server.h"
+#include "tests/common/http/raw_server.h"
+
+namespace petname::progress {
+namespace {
+
+using petname::testing::RawServer;
+
+void Endless(int fd, RawServer& server) {
+  if (!RawServer::ReadHead(fd)) return;
+  if (!server.Send(fd, "HTTP/1.1 200 OK\r\n\r\npetname_epochs_planned 6\n")) return;
+  const std::string chunk(size_t{64} * 1024, '#');
+  while (server.Send(fd, chunk)) {
+  }
+}
+
+void Drip(int fd, RawServer& server) {
+  if (!RawServer::ReadHead(fd)) return;
+  if (!server.Send(fd, "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")) return;
+  while (server.Send(fd, "#")) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+}
+
+// Keeps the debug lines logged during the test; text() may be read while others log.
+class CapturedLog {
+ public:
+  CapturedLog()
+      : previous_(spdlog::default_logger()),
+        sink_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(1000)) {
+    auto logger = std::make_shared<spdlog::logger>("test", sink_);
+    logger->set_level(spdlog::level::debug);
+    spdlog::set_default_logger(logger);
+  }
+  ~CapturedLog() { spdlog::set_default_logger(previous_); }
+  CapturedLog(const CapturedLog&) = delete;
+  CapturedLog& operator=(const CapturedLog&) = delete;
+
+  std::string text() const {
+    std::string out;
+    for (const std::string& line : sink_->last_formatted()) out += line;
+    return out;
+  }
+
+ private:
+  std::shared_ptr<spdlog::logger> previous_;
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
+};
+
+TEST(ProgressScraperTest, HostileEndpointsEndAtTheirBoundsAndTheNormalJobStillUpdates) {
+  CapturedLog log;
+  RawServer endless(Endless);
+  RawServer drip(Drip);
+  std::unique_ptr<HttpServer> normal;
+  ASSERT_TRUE(HttpServer::Start("127.0.0.1", 0,
+                                {{"/metrics",
+                                  [] {
+                                    return HttpResponse{
+                                        200, kPrometheusContentType,
+                                        "petname_epochs_planned 6\npetname_epoch 2\n"};
+                                  }}},
+                                &normal)
+                  .ok());
+  std::vector<Target> targets = {
+      {"ns/endless", endless.url()},
+      {"ns/drip", drip.url()},
+      {"ns/normal", "http://127.0.0.1:" + std::to_string(normal->port()) + "/metrics"}};
+
+  ProgressStore store;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> enqueued;
+  bool drip_ended_first = true;  // whether the dripping scrape had ended when the normal one did
+  ScraperSources sources{[&] { return targets; },
+                         [] {
+                           return std::set<std::string>{"ns/endless", "ns/drip", "ns/normal"};
+                         },
+                         [&](const std::string& key) {
+                           std::lock_guard<std::mutex> lock(mu);
+                           if (key == "ns/normal") {
+                             drip_ended_first =
+                                 log.text().find("progress of ns/drip") != std::string::npos;
+                           }
+                           enqueued.push_back(key);
+                           cv.notify_all();
+                         }};
+  ScrapeLimits limits;
+  limits.get.timeout = std::chrono::seconds(3);
+  limits.get.max_body_bytes = size_t{64} * 1024;
+  ProgressScraper scraper(&store, sources, std::chrono::hours(1), limits);
+  scraper.Start();
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(60), [&] { return !enqueued.empty(); }));
+  }
+  scraper.Stop();  // waits for the round: the hostile scrapes end at their bounds
+
+  EXPECT_EQ(enqueued, std::vector<std::string>{"ns/normal"});
+  EXPECT_FALSE(drip_ended_first) << "the normal job waited for the dripping one";
+  api::JobStatus status;
+  store.Apply("ns/normal", {}, &status);
+  ASSERT_TRUE(status.progress.has_value());
+  EXPECT_EQ(status.progress->epoch, std::optional<int64_t>(2));
+  api::JobStatus none;
+  store.Apply("ns/endless", {}, &none);
+  EXPECT_FALSE(none.progress.has_value());
+
+  const std::string text = log.text();
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      text, m, std::regex("progress of ns/endless: .*answer over .* \\((\\d+) bytes read\\)")))
+      << text;
+  EXPECT_LE(std::stoul(m[1]), 8192 + limits.get.max_body_bytes);  // the body stayed under the cap
+  EXPECT_LT(std::stoul(m[1]), endless.bytes_sent());
+  EXPECT_TRUE(std::regex_search(
+      text, std::regex("progress of ns/drip: .*no complete answer within 3000 ms")))
+      << text;
+}
+
+}  // namespace
+}  // namespace petname::progress
