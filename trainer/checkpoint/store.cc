@@ -8,6 +8,7 @@
 
 #include "common/file_util.h"
 #include "common/sha256.h"
+#include "trainer/checkpoint/owner.h"
 
 namespace petname::checkpoint {
 namespace {
@@ -24,14 +25,27 @@ Status FsError(const std::string& what, const std::string& path, const std::erro
   return Status::IoError(what + " " + path + ": " + ec.message(), ec.value());
 }
 
-// Removes staging directories left behind by a crashed writer.
-void RemoveStaleStaging(const std::string& root) {
+// Removes staging directories left behind by a crashed writer of `owner`.
+void RemoveStaleStaging(const std::string& root, const Owner& owner) {
   std::error_code ec;
+  const std::string tag = StagingTag(owner);
   for (const auto& entry : fs::directory_iterator(root, ec)) {
-    if (entry.path().filename().string().rfind(kStagingPrefix, 0) == 0) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kStagingPrefix, 0) == 0 && StagingBelongsTo(name, tag)) {
       fs::remove_all(entry.path(), ec);
     }
   }
+}
+
+// The owner recorded in the checkpoint directory `dir`; false when its manifest is unreadable.
+bool ReadOwner(const fs::path& dir, Owner* owner) {
+  std::string text;
+  Manifest m;
+  if (!ReadFile((dir / kManifest).string(), &text).ok() || !ParseManifest(text, &m).ok()) {
+    return false;
+  }
+  *owner = m.owner;
+  return true;
 }
 
 }  // namespace
@@ -71,12 +85,26 @@ std::vector<std::string> ListCheckpoints(const std::string& root) {
   return names;
 }
 
-Status CheckpointWriter::Begin(const std::string& root, int64_t epoch, CheckpointWriter* out) {
+std::vector<std::string> ListOwnedCheckpoints(const std::string& root, const Owner& owner) {
+  std::vector<std::string> owned;
+  for (std::string& name : ListCheckpoints(root)) {
+    Owner have;
+    if (ReadOwner(fs::path(root) / name, &have) && BelongsTo(have, owner)) {
+      owned.push_back(std::move(name));
+    }
+  }
+  return owned;
+}
+
+Status CheckpointWriter::Begin(const std::string& root, int64_t epoch, CheckpointWriter* out,
+                               const Owner& owner) {
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) return FsError("cannot create checkpoint directory", root, ec);
-  RemoveStaleStaging(root);
-  std::string tmpl = (fs::path(root) / (kStagingPrefix + EpochDirName(epoch) + "-XXXXXX")).string();
+  RemoveStaleStaging(root, owner);
+  std::string tmpl = (fs::path(root) /
+                      (kStagingPrefix + EpochDirName(epoch) + "-" + StagingTag(owner) + "-XXXXXX"))
+                         .string();
   if (::mkdtemp(tmpl.data()) == nullptr) {
     return FsError("cannot create a staging directory in", root,
                    std::error_code(errno, std::generic_category()));
@@ -89,6 +117,7 @@ Status CheckpointWriter::Begin(const std::string& root, int64_t epoch, Checkpoin
   w.root_ = root;
   w.staging_ = tmpl;
   w.epoch_ = epoch;
+  w.owner_ = owner;
   *out = std::move(w);
   return Status::Ok();
 }
@@ -106,6 +135,7 @@ CheckpointWriter& CheckpointWriter::operator=(CheckpointWriter&& other) noexcept
   std::swap(root_, other.root_);
   std::swap(staging_, other.staging_);
   std::swap(epoch_, other.epoch_);
+  std::swap(owner_, other.owner_);
   return *this;
 }
 
@@ -129,6 +159,11 @@ Status CheckpointWriter::Commit(Manifest manifest, int keep) {
   const fs::path target = fs::path(root_) / name;
   const fs::path replaced = fs::path(staging_ + ".replaced");
   const bool replacing = fs::exists(target, ec);
+  Owner have;
+  if (replacing && ReadOwner(target, &have) && !BelongsTo(have, owner_)) {
+    return Status::FailedPrecondition(target.string() + " belongs to " + DescribeOwner(have) +
+                                      ", not to " + DescribeOwner(owner_) + "; not replaced");
+  }
   if (replacing) {
     fs::rename(target, replaced, ec);
     if (ec) return FsError("cannot move aside", target.string(), ec);
@@ -150,15 +185,15 @@ Status CheckpointWriter::Commit(Manifest manifest, int keep) {
   }
   fs::remove_all(replaced, ec);
   fs::permissions(latest, kReadableFile, ec);
-  for (const std::string& old : DirsBeyondKeep(ListCheckpoints(root_), keep)) {
+  for (const std::string& old : DirsBeyondKeep(ListOwnedCheckpoints(root_, owner_), keep)) {
     fs::remove_all(fs::path(root_) / old, ec);
   }
   return FsyncDirectory(root_);
 }
 
-Status CheckWritable(const std::string& root) {
+Status CheckWritable(const std::string& root, const Owner& owner) {
   CheckpointWriter probe;
-  return CheckpointWriter::Begin(root, 0, &probe);
+  return CheckpointWriter::Begin(root, 0, &probe, owner);
 }
 
 Status VerifyCheckpoint(const std::string& dir, Manifest* manifest) {
