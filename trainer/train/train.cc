@@ -190,7 +190,9 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
   const bool lead = o.rank.rank == 0;
   const int64_t world = o.rank.world_size;
   std::unique_ptr<dist::Communicator> comm;
-  PETNAME_RETURN_IF_ERROR(dist::Communicator::Connect(o.rank, o.comm, &comm));
+  dist::CommOptions comm_options = o.comm;
+  comm_options.settings = RankSettings(data, o);
+  PETNAME_RETURN_IF_ERROR(dist::Communicator::Connect(o.rank, comm_options, &comm));
   dist::InstallStopHandler();
 
   torch::manual_seed(o.seed);
