@@ -1,4 +1,5 @@
-// SHA-256 digests as lower-case hex strings (OpenSSL EVP underneath).
+// SHA-256 digests and HMAC-SHA256 as lower-case hex strings (OpenSSL underneath), and random
+// hex strings for secrets and ids.
 #pragma once
 
 #include <string>
@@ -25,6 +26,17 @@ class Sha256 {
 };
 
 std::string Sha256Hex(std::string_view data);
+
+// HMAC-SHA256 (RFC 2104) of `data` under `key`, lower-case hex.
+std::string HmacSha256Hex(std::string_view key, std::string_view data);
+
+// Constant-time equality of two strings of the same length (false when lengths differ), for
+// comparing MACs.
+bool EqualInConstantTime(std::string_view a, std::string_view b);
+
+// `bytes` bytes from the operating system's random source (getrandom), lower-case hex. Internal
+// when the source fails.
+Status RandomHex(size_t bytes, std::string* hex);
 
 // Streams the file at `path` through SHA-256.
 Status Sha256File(const std::string& path, std::string* hex);

@@ -248,10 +248,10 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
 
 }  // namespace
 
-std::string CheckpointDir(const JobSpec& spec) {
-  if (spec.checkpoint_sub_path.empty()) return spec.checkpoint_path;
+std::string CheckpointDir(const JobSpec& spec, const std::string& job_name) {
   const std::string& base = spec.checkpoint_path;
-  return (base.back() == '/' ? base : base + "/") + spec.checkpoint_sub_path;
+  const std::string& sub = spec.checkpoint_sub_path.empty() ? job_name : spec.checkpoint_sub_path;
+  return (base.back() == '/' ? base : base + "/") + sub;
 }
 
 int ProcessesPerPod(const JobSpec& spec) {

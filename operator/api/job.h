@@ -84,7 +84,7 @@ struct JobSpec {
   std::string checkpoint_claim;                  // "" = an emptyDir (checkpoints die with the pod)
   std::string checkpoint_path = "/checkpoints";  // where the volume is mounted
   // checkpoint.subPath: a relative directory inside the volume that holds this job's checkpoints
-  // ("" = the volume's root); the trainer creates it. Trials of a sweep share one volume this way.
+  // ("" = the job's name); the trainer creates it. Trials of a sweep share one volume this way.
   std::string checkpoint_sub_path;
   int checkpoint_every_epochs = 1;
   int checkpoint_keep = 3;
@@ -125,8 +125,10 @@ struct Job {
   Json object;
 };
 
-// The trainer's checkpoint directory: checkpoint.path, then checkpoint.subPath when set.
-std::string CheckpointDir(const JobSpec& spec);
+// The trainer's checkpoint directory: checkpoint.path, then checkpoint.subPath, or the job's name
+// when subPath is unset, so that jobs sharing one claim never share a directory (the trainer
+// would refuse another job's checkpoints: trainer/checkpoint/owner.h).
+std::string CheckpointDir(const JobSpec& spec, const std::string& job_name);
 
 // Processes (local ranks) in each pod: processesPerReplica when set, else gpusPerReplica when
 // > 0 (one process per GPU), else 1.

@@ -81,6 +81,11 @@ Json Env(const api::Job& job, int index) {
   }
   env.push_back({{"name", "PETNAME_JOB_NAME"}, {"value", job.name}});
   env.push_back({{"name", "PETNAME_NAMESPACE"}, {"value", job.ns}});
+  env.push_back({{"name", "PETNAME_JOB_UID"}, {"value", job.uid}});
+  env.push_back(
+      {{"name", "PETNAME_RENDEZVOUS_SECRET"},
+       {"valueFrom",
+        {{"secretKeyRef", {{"name", RendezvousSecretName(job.name)}, {"key", "secret"}}}}}});
   const std::string sweep = kube::Label(job.object, api::kSweepNameLabel);
   if (!sweep.empty()) env.push_back({{"name", "PETNAME_SWEEP_NAME"}, {"value", sweep}});
   env.push_back({{"name", "PETNAME_BACKEND"}, {"value", s.backend}});
@@ -123,7 +128,7 @@ Json VolumeSource(const api::VolumeSpec& v) {
 Json OperatorPod(const api::Job& job, int index) {
   const api::JobSpec& s = job.spec;
   Json args = Json::array({"train"});
-  for (const std::string& a : TrainArgs(s)) args.push_back(a);
+  for (const std::string& a : TrainArgs(job)) args.push_back(a);
   Json mounts = Json::array({{{"name", "checkpoints"}, {"mountPath", s.checkpoint_path}}});
   Json checkpoint = {{"name", "checkpoints"}};
   if (s.checkpoint_claim.empty()) {
@@ -224,7 +229,18 @@ Threads RankThreads(const api::JobSpec& s) {
   return {static_cast<int>(std::max<int64_t>(share, 1)), true};
 }
 
-std::vector<std::string> TrainArgs(const api::JobSpec& s) {
+std::string RendezvousSecretName(const std::string& job) { return job + "-rendezvous"; }
+
+Json RendezvousSecret(const api::Job& job, const std::string& value) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Secret"},
+          {"metadata", Metadata(job, RendezvousSecretName(job.name), -1)},
+          {"type", "Opaque"},
+          {"stringData", {{"secret", value}}}};
+}
+
+std::vector<std::string> TrainArgs(const api::Job& job) {
+  const api::JobSpec& s = job.spec;
   std::vector<std::string> args = {
       "--data",
       s.dataset_path,
@@ -241,7 +257,7 @@ std::vector<std::string> TrainArgs(const api::JobSpec& s) {
       "--validation-fraction",
       FormatDouble(s.validation_fraction),
       "--checkpoint-dir",
-      api::CheckpointDir(s),
+      api::CheckpointDir(s, job.name),
       "--checkpoint-every-epochs",
       std::to_string(s.checkpoint_every_epochs),
       "--keep",

@@ -10,16 +10,18 @@
 //    env MASTER_ADDR=J-rank-0.J.NS.svc, MASTER_PORT, WORLD_SIZE=N*P and, with P == 1, RANK=i and
 //    LOCAL_RANK=0, each with its PET_* copy; PET_NNODES=N, PET_NPROC_PER_NODE=P, PET_NODE_RANK=i
 //    (as Kubeflow's PyTorchJob sets them); OMP_NUM_THREADS when RankThreads derives the threads
-//    from resources.cpu; PETNAME_JOB_NAME, PETNAME_NAMESPACE, PETNAME_BACKEND; then the spec's
-//    env. With P > 1 there is no RANK or LOCAL_RANK: the container runs `petname train --nproc
-//    P`, whose launcher gives each process RANK=i*P+k and LOCAL_RANK=k (k = 0..P-1);
-//    args of `petname train` from TrainArgs; nvidia.com/gpu limit gpusPerReplica; checkpoint
-//    (claim or emptyDir) and dataset volumes; container ports metrics (metrics.port), metrics-k
-//    (metrics.port + k, local rank k's metrics) for k = 1..P-1 and rendezvous (masterPort);
-//    label petname.dev/restart-generation=<status.restarts>, so pods of an earlier gang restart
-//    are never taken for current ones (Diff deletes them); the trainer container's
-//    securityContext meets the restricted Pod Security Standard (TrainerSecurityContext), so the
-//    pods are admitted in a namespace that enforces it when the template's own containers do;
+//    from resources.cpu; PETNAME_JOB_NAME, PETNAME_NAMESPACE, PETNAME_JOB_UID (the owner the
+//    trainer records in its checkpoints), PETNAME_BACKEND, PETNAME_RENDEZVOUS_SECRET from the
+//    job's Secret (RendezvousSecret); then the spec's env. With P > 1 there is no RANK or
+//    LOCAL_RANK: the container runs `petname train --nproc P`, whose launcher gives each process
+//    RANK=i*P+k and LOCAL_RANK=k (k = 0..P-1); args of `petname train` from TrainArgs;
+//    nvidia.com/gpu limit gpusPerReplica; checkpoint (claim or emptyDir) and dataset volumes;
+//    container ports metrics (metrics.port), metrics-k (metrics.port + k, local rank k's metrics)
+//    for k = 1..P-1 and rendezvous (masterPort); label
+//    petname.dev/restart-generation=<status.restarts>, so pods of an earlier gang restart are never
+//    taken for current ones (Diff deletes them); the trainer container's securityContext meets the
+//    restricted Pod Security Standard (TrainerSecurityContext), so the pods are admitted in a
+//    namespace that enforces it when the template's own containers do;
 //  - spec.template merged into every pod (pod_template.h): its labels, annotations, sidecars,
 //    init containers, volumes and pod-level fields (service account, security context, ...),
 //    never overriding what the operator sets;
@@ -84,7 +86,17 @@ Threads RankThreads(const api::JobSpec& spec);
 // The arguments after `petname train` for one pod: `--nproc P` first when P > 1, then data,
 // hyper-parameters, checkpoint and metrics flags, `--resume`, `--threads` (RankThreads) and
 // `--device cuda` with GPUs.
-std::vector<std::string> TrainArgs(const api::JobSpec& spec);
+// The checkpoint directory is api::CheckpointDir (the job's name under checkpoint.path unless
+// checkpoint.subPath says otherwise).
+std::vector<std::string> TrainArgs(const api::Job& job);
+
+// The Secret J-rendezvous holding the ranks' rendezvous secret (`value`, key "secret"),
+// controlled by the job, so it is deleted with it. Its ranks read it as
+// PETNAME_RENDEZVOUS_SECRET and sign what they exchange at rendezvous with it
+// (trainer/distributed/peer_check.h). The reconciler creates it, with a fresh random value,
+// before the job's pods; one that exists and is not the job's is refused.
+Json RendezvousSecret(const api::Job& job, const std::string& value);
+std::string RendezvousSecretName(const std::string& job);
 
 // OK when spec.template sets nothing the operator sets on the rank pods; else InvalidArgument
 // listing each conflict (MergePodTemplate's messages).

@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/sha256.h"
 #include "operator/controller/desired.h"
 #include "operator/controller/gang.h"
 #include "operator/controller/progress_events.h"
@@ -38,6 +39,18 @@ std::optional<api::Progress> LastProgress(const std::vector<api::ObservedPod>& p
   return std::nullopt;
 }
 
+// Before pods are created, their Secret (RendezvousSecret) with a fresh random value; created
+// once (a 409 from an earlier round means it is there; Create checks who controls it).
+Status WithRendezvousSecret(const api::Job& job, std::vector<Json>* create) {
+  const bool pods = std::any_of(create->begin(), create->end(),
+                                [](const Json& o) { return o.value("kind", "") == "Pod"; });
+  if (!pods) return Status::Ok();
+  std::string value;
+  PETNAME_RETURN_IF_ERROR(RandomHex(32, &value));
+  create->insert(create->begin(), RendezvousSecret(job, value));
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string ApiMessage(const kube::Response& r) {
@@ -46,7 +59,7 @@ std::string ApiMessage(const kube::Response& r) {
 }
 
 std::string CorePath(const std::string& ns, const std::string& kind) {
-  std::string plural = kind == "Pod" ? "pods" : "services";
+  std::string plural = kind == "Pod" ? "pods" : kind == "Secret" ? "secrets" : "services";
   return ns.empty() ? "/api/v1/" + plural : "/api/v1/namespaces/" + ns + "/" + plural;
 }
 
@@ -109,6 +122,7 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   for (const std::string& name : actions.conflicts) {
     spdlog::warn("{}: {} exists and is not controlled by this job; leaving it alone", key, name);
   }
+  PETNAME_RETURN_IF_ERROR(WithRendezvousSecret(job, &actions.create));
   Status acted = CreateAll(job, actions.create);
   for (const std::string& name : actions.delete_pods) {
     Status s = DeletePod(job, name);
@@ -198,6 +212,14 @@ Status Reconciler::Create(const api::Job& job, const Json& obj) {
   if (resp.code == 409) {  // exists: ours (the cache lags) or someone else's
     kube::Response got;
     PETNAME_RETURN_IF_ERROR(client_->Do("GET", path + "/" + kube::Name(obj), nullptr, &got));
+    if (got.code == 200 && kind == "Secret" && !kube::IsControlledBy(got.body, job.uid)) {
+      // Whoever made it knows the value: ranks using it would let them join.
+      const std::string refusal = "Secret " + kube::Name(obj) +
+                                  " exists and is not controlled by this job; its ranks are not "
+                                  "started with a rendezvous secret someone else holds";
+      events_->Record(job.object, "Warning", "FailedCreate", refusal);
+      return Status::FailedPrecondition(refusal);
+    }
     if (got.code == 200 && !kube::IsControlledBy(got.body, job.uid)) {
       spdlog::warn("{}/{}: {} {} exists and is not controlled by this job; leaving it alone",
                    job.ns, job.name, kind, kube::Name(obj));

@@ -79,7 +79,7 @@ class Reconciler {
 
 // "HTTP 422: <the server's message>" for logs and events.
 std::string ApiMessage(const kube::Response& response);
-// The collection path of `kind` ("Pod", "Service") in namespace `ns`.
+// The collection path of `kind` ("Pod", "Service", "Secret") in namespace `ns`.
 std::string CorePath(const std::string& ns, const std::string& kind);
 // The PetNameTrainingJob collection in `ns` ("" = all namespaces).
 std::string JobsPath(const std::string& ns);

@@ -19,6 +19,29 @@ TEST(Sha256Test, IncrementalEqualsOneShot) {
   EXPECT_EQ(h.HexDigest(), Sha256Hex("abc"));
 }
 
+TEST(Sha256Test, HmacKnownVectors) {
+  // RFC 4231, test cases 1 and 2.
+  EXPECT_EQ(HmacSha256Hex(std::string(20, '\x0b'), "Hi There"),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+  EXPECT_EQ(HmacSha256Hex("Jefe", "what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}
+
+TEST(Sha256Test, ConstantTimeEquality) {
+  EXPECT_TRUE(EqualInConstantTime("abc", "abc"));
+  EXPECT_FALSE(EqualInConstantTime("abc", "abd"));
+  EXPECT_FALSE(EqualInConstantTime("abc", "abcd"));
+}
+
+TEST(Sha256Test, RandomHexHasTheLengthAndDiffers) {
+  std::string a;
+  std::string b;
+  ASSERT_TRUE(RandomHex(16, &a).ok());
+  ASSERT_TRUE(RandomHex(16, &b).ok());
+  EXPECT_EQ(a.size(), 32U);
+  EXPECT_NE(a, b);
+}
+
 TEST(Sha256Test, FileDigest) {
   std::string path = ::testing::TempDir() + "/petname-sha256-test.txt";
   ASSERT_TRUE(WriteFileAtomically(path, "abc").ok());

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Sourced by e2e_test.sh (uses its kn, WORK, EPOCHS, CTR, create_job, latest_epoch, save_logs,
-# phase_is, check_resumed_after_restart, final_checkpoint, step, check, ok, not_ok, log):
+# Sourced by e2e_test.sh (uses its kn, WORK, EPOCHS, CTR, create_job, ckpt_dir, latest_epoch,
+# save_logs, phase_is, check_resumed_after_restart, final_checkpoint, step, check, ok, not_ok, log):
 # scenario 8, a damaged newest checkpoint in real pods. Once rank 0 has written two checkpoints
 # its container is killed (SIGKILL through containerd) and what a writer killed in the middle of
 # a save leaves is put on the volume: the newest checkpoint's model.pt cut to half its size and
@@ -25,11 +25,11 @@ scenario_8() {
     not_ok "rank 0 killed mid-training (its newest checkpoint is the last epoch, $at)"
     return 1
   fi
-  dir=$WORK/ckpt/$job/epoch-$(printf '%06d' "$at")
-  staging=$WORK/ckpt/$job/.staging-epoch-$(printf '%06d' $((at + 1)))-e2e
+  dir=$(ckpt_dir "$job")/epoch-$(printf '%06d' "$at")
+  staging=$(ckpt_dir "$job")/.staging-epoch-$(printf '%06d' $((at + 1)))-e2e
   truncate -s $(($(stat -c %s "$dir/model.pt") / 2)) "$dir/model.pt"
   mkdir -p "$staging" && echo partial >"$staging/model.pt"
-  chown -R --reference="$WORK/ckpt/$job" "$staging"
+  chown -R --reference="$(ckpt_dir "$job")" "$staging"
   ok "killed rank 0 (SIGKILL) after epoch $at; its model.pt cut to half, a staging directory left"
   step "job Succeeded after the gang restart" 300 phase_is "$job" Succeeded || {
     save_logs "$job"

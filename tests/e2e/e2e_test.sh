@@ -29,6 +29,10 @@
 #   8. rank 0's container is killed after its second checkpoint and the newest checkpoint damaged
 #      as a writer killed mid-save leaves it (tests/e2e/checkpoint_scenario.sh): the restarted
 #      rank 0 skips it with a message, resumes from the one before, and the job Succeeds.
+#   9. two jobs on one claim without checkpoint.subPath (tests/e2e/shared_claim_scenario.sh):
+#      both Succeed, each with its checkpoints (recording it as their owner) in its own directory
+#      of the claim; a third job pointed at one of them is refused with a message naming both
+#      jobs and leaves those checkpoints as they were.
 #
 #   tests/e2e/e2e_test.sh BIN_DIR CSV      (BIN_DIR holds petname and petname-operator)
 #
@@ -40,7 +44,7 @@
 # on exit (the cluster also by its watchdog); WORK is kept when a check failed.
 # Env: E2E_MAX_NAMES (default 6000), E2E_EPOCHS (default 6), E2E_BATCH (default 256), sizes of
 # each job (small enough for < 2 min per scenario on 2 cores, big enough to be killed mid-training);
-# E2E_SCENARIOS (default "1 2 3 4 5 6 7 8"): the scenarios to run after scenario 1, which installs
+# E2E_SCENARIOS (default "1 2 3 4 5 6 7 8 9"): the scenarios to run after scenario 1, which installs
 # the operator and always runs.
 set -euo pipefail
 
@@ -50,9 +54,9 @@ CSV=${2:?usage: e2e_test.sh BIN_DIR CSV}
 MAX_NAMES=${E2E_MAX_NAMES:-6000}
 EPOCHS=${E2E_EPOCHS:-6}
 BATCH=${E2E_BATCH:-256}
-SCENARIOS=${E2E_SCENARIOS:-1 2 3 4 5 6 7 8}
+SCENARIOS=${E2E_SCENARIOS:-1 2 3 4 5 6 7 8 9}
 for n in $SCENARIOS; do
-  [[ $n =~ ^[1-8]$ ]] || { echo "e2e_test.sh: E2E_SCENARIOS: no scenario '$n' (1-8)" >&2; exit 2; }
+  [[ $n =~ ^[1-9]$ ]] || { echo "e2e_test.sh: E2E_SCENARIOS: no scenario '$n' (1-9)" >&2; exit 2; }
 done
 # shellcheck source-path=SCRIPTDIR source=../cluster/env.sh
 source "$ROOT/tests/cluster/env.sh"
@@ -158,7 +162,7 @@ report() {
     echo "| scenario | seconds |"
     echo "|---|---|"
     local s
-    for s in node-up 1-install-train 2-kill-rank 3-kill-operator 4-delete 5-processes 6-node-daemons 7-sweep 8-damaged-checkpoint; do
+    for s in node-up 1-install-train 2-kill-rank 3-kill-operator 4-delete 5-processes 6-node-daemons 7-sweep 8-damaged-checkpoint 9-shared-claim; do
       echo "| $s | ${SCENARIO_SECONDS[$s]:-not run} |"
     done
     echo
@@ -215,6 +219,11 @@ YAML
 # says otherwise), 1 thread each, checkpoint every epoch (all kept) on JOB-ckpt
 create_job() {
   storage "$1"
+  job_on_claim "$1" "$1-ckpt" "" "${2:-}"
+}
+# job_on_claim JOB CLAIM SUBPATH [SPEC_LINE]: create_job's job on the claim CLAIM, in its directory
+# SUBPATH ("": none, so the operator's default, the job's name)
+job_on_claim() {
   kn apply -f - >/dev/null <<YAML
 apiVersion: petname.dev/v1alpha1
 kind: PetNameTrainingJob
@@ -228,9 +237,9 @@ spec:
     maxNames: $MAX_NAMES
     volume: {hostPath: "$WORK/data"}
   training: {epochs: $EPOCHS, batchSizePerReplica: $BATCH, threads: 1}
-  checkpoint: {claimName: $1-ckpt, everyEpochs: 1, keep: 1000}
+  checkpoint: {claimName: $2, everyEpochs: 1, keep: 1000${3:+, subPath: $3}}
   runPolicy: {restartBackoffSeconds: 1, backoffLimit: 2}
-${2:-}
+${4:-}
 YAML
 }
 # train_until_checkpoint JOB: creates JOB and waits for its first checkpoint (world size 2: both
@@ -243,14 +252,17 @@ job_field() { kn get pntj "$1" -o jsonpath="$2"; }
 phase_is() { [[ $(job_field "$1" '{.status.phase}') == "$2" ]]; }
 pod_phase_is() { [[ $(kn get pod "$1" -o jsonpath='{.status.phase}' 2>/dev/null) == "$2" ]]; }
 both_running() { pod_phase_is "$1-rank-0" Running && pod_phase_is "$1-rank-1" Running; }
+# ckpt_dir JOB: the trainer's checkpoint directory of create_job's JOB on the host (the claim's
+# directory JOB: no subPath)
+ckpt_dir() { echo "$WORK/ckpt/$1/$1"; }
 latest_epoch() { # JOB: epoch of the newest checkpoint on the volume (0 when none yet)
   local latest
-  latest=$(cat "$WORK/ckpt/$1/latest" 2>/dev/null) || { echo 0; return; }
+  latest=$(cat "$(ckpt_dir "$1")/latest" 2>/dev/null) || { echo 0; return; }
   latest=${latest##*epoch-}
   echo $((10#${latest%%[^0-9]*}))
 }
 checkpointed() { (($(latest_epoch "$1") >= 1)); }
-final_checkpoint() { [[ -f $WORK/ckpt/$1/epoch-$(printf '%06d' "$EPOCHS")/manifest.json ]]; }
+final_checkpoint() { [[ -f $(ckpt_dir "$1")/epoch-$(printf '%06d' "$EPOCHS")/manifest.json ]]; }
 save_logs() { # JOB: both ranks' logs into WORK/logs/JOB-rank-N.log
   mkdir -p "$WORK/logs"
   local r
@@ -293,6 +305,8 @@ source "$ROOT/tests/e2e/node_restart_scenario.sh"
 source "$ROOT/tests/e2e/sweep_scenario.sh"
 # shellcheck source-path=SCRIPTDIR source=checkpoint_scenario.sh
 source "$ROOT/tests/e2e/checkpoint_scenario.sh"
+# shellcheck source-path=SCRIPTDIR source=shared_claim_scenario.sh
+source "$ROOT/tests/e2e/shared_claim_scenario.sh"
 
 # ---- scenario 1: helm install, a 2-rank job to Succeeded ---------------------------------------
 scenario_1() {
@@ -326,9 +340,9 @@ scenario_1() {
   SCENARIO_SECONDS[1-install-train]=$((SECONDS - t0))
   if ((progress >= 1)); then ok "status.progress.epoch filled while Running (saw $progress)"; else not_ok "status.progress.epoch filled while Running"; fi
   check "rank 1 resolved and reached rank 0 (world size 2 in the checkpoint)" \
-    grep -q '"world_size": *2' "$WORK/ckpt/$job/epoch-$(printf '%06d' "$EPOCHS")/manifest.json"
+    grep -q '"world_size": *2' "$(ckpt_dir "$job")/epoch-$(printf '%06d' "$EPOCHS")/manifest.json"
   check "checkpoints of every epoch on the volume" final_checkpoint "$job"
-  generate() { "$BIN_DIR/petname" generate --checkpoint "$WORK/ckpt/$1" --count 5 --seed 7 | tee "$WORK/names.txt" && (($(grep -c '[A-Za-z]' "$WORK/names.txt") == 5)); }
+  generate() { "$BIN_DIR/petname" generate --checkpoint "$(ckpt_dir "$1")" --count 5 --seed 7 | tee "$WORK/names.txt" && (($(grep -c '[A-Za-z]' "$WORK/names.txt") == 5)); }
   check "petname generate prints names from the checkpoint" generate "$job"
   check "Prometheus on the host scraped both ranks through pod IPs" eventually 30 scraped_all "$job" 2
 }

@@ -26,7 +26,7 @@ two_ranks_each() {
 }
 # world_size_is JOB EPOCH N: the checkpoint of EPOCH was written by a world of N ranks
 world_size_is() {
-  grep -q "\"world_size\": *$3\\b" "$WORK/ckpt/$1/epoch-$(printf '%06d' "$2")/manifest.json"
+  grep -q "\"world_size\": *$3\\b" "$(ckpt_dir "$1")/epoch-$(printf '%06d' "$2")/manifest.json"
 }
 # restart_event_names_ranks JOB: the Restarting event names the failed pod with its 2 ranks
 restart_event_names_ranks() {

@@ -50,7 +50,7 @@ Status SaveCheckpoint(const std::string& root, const Manifest& manifest, int kee
                       model::CharLstm& model, torch::optim::Optimizer& optimizer,
                       const std::vector<std::string>& training_names) {
   CheckpointWriter writer;
-  PETNAME_RETURN_IF_ERROR(CheckpointWriter::Begin(root, manifest.epoch, &writer));
+  PETNAME_RETURN_IF_ERROR(CheckpointWriter::Begin(root, manifest.epoch, &writer, manifest.owner));
   PETNAME_RETURN_IF_ERROR(SaveTo(writer.FilePath("model.pt"), model));
   PETNAME_RETURN_IF_ERROR(SaveTo(writer.FilePath("optimizer.pt"), optimizer));
   PETNAME_RETURN_IF_ERROR(

@@ -17,6 +17,25 @@ double Metric(const json& metrics, const char* name) {
   return v.is_null() ? NAN : v.get<double>();
 }
 
+// The owner fields (checkpoint/owner.h); written only when recorded, so a manifest of a run
+// without an owner reads as before.
+void OwnerToJson(const Manifest& m, json* j) {
+  if (m.owner.id.empty()) return;
+  (*j)["owner"] = {{"id", m.owner.id}, {"uid", m.owner.uid}};
+  (*j)["settings"] = m.settings;
+  (*j)["settings_sha256"] = m.settings_sha256;
+}
+
+// Throws json::exception (reported as Corruption) on fields of the wrong type.
+void OwnerFromJson(const json& j, Manifest* m) {
+  if (!j.contains("owner")) return;
+  const json& owner = j.at("owner");
+  m->owner.id = owner.at("id").get<std::string>();
+  m->owner.uid = owner.value("uid", std::string());
+  m->settings = j.at("settings").get<Fingerprint>();
+  m->settings_sha256 = j.at("settings_sha256").get<std::string>();
+}
+
 }  // namespace
 
 std::string ManifestToJson(const Manifest& m) {
@@ -41,6 +60,7 @@ std::string ManifestToJson(const Manifest& m) {
                   {"val_loss", m.metrics.val_loss},
                   {"val_accuracy", m.metrics.val_accuracy}};
   j["files"] = m.files;
+  OwnerToJson(m, &j);
   return j.dump(2) + "\n";
 }
 
@@ -79,6 +99,7 @@ Status ParseManifest(const std::string& text, Manifest* out) {
     m.metrics.val_loss = Metric(metrics, "val_loss");
     m.metrics.val_accuracy = Metric(metrics, "val_accuracy");
     m.files = j.at("files").get<std::map<std::string, std::string>>();
+    OwnerFromJson(j, &m);
     *out = std::move(m);
   } catch (const json::exception& e) {
     return Status::Corruption(std::string("manifest.json is incomplete: ") + e.what());

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "common/fingerprint.h"
 #include "common/status.h"
 
 namespace petname::checkpoint {
@@ -31,6 +32,12 @@ struct Metrics {
   double val_accuracy = 0;
 };
 
+// Who wrote a checkpoint (checkpoint/owner.h): the job the operator ran, or a local run.
+struct Owner {
+  std::string id;   // "job NAMESPACE/NAME" or "run RUN_ID"; empty: not recorded (older petname)
+  std::string uid;  // the job's metadata.uid, for messages; empty for local runs
+};
+
 struct Manifest {
   int format_version = kFormatVersion;
   int64_t epoch = 0;  // epochs completed
@@ -45,6 +52,10 @@ struct Manifest {
   std::string data_fingerprint;
   Metrics metrics;
   std::map<std::string, std::string> files;  // file name in the directory -> sha256 hex
+  // Absent (empty) in checkpoints written before owners were recorded.
+  Owner owner;
+  Fingerprint settings;         // what must match on resume (train/run_fingerprint.h)
+  std::string settings_sha256;  // FingerprintDigest(settings)
 };
 
 std::string ManifestToJson(const Manifest& m);

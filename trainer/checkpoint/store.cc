@@ -9,6 +9,7 @@
 
 #include "common/file_util.h"
 #include "common/sha256.h"
+#include "trainer/checkpoint/owner.h"
 
 namespace petname::checkpoint {
 namespace {
@@ -28,7 +29,8 @@ Status FsError(const std::string& what, const std::string& path, const std::erro
 constexpr const char* kReplacedSuffix = ".replaced";
 
 // The epoch directory that the staging entry `name` moved aside
-// (".staging-epoch-000003-XXXXXX.replaced" -> "epoch-000003"), or "" when it is not one.
+// (".staging-epoch-000003-o<tag>-XXXXXX.replaced", or untagged as an older petname wrote it,
+// -> "epoch-000003"), or "" when it is not one.
 std::string ReplacedEpochDir(const std::string& name) {
   const std::string prefix = kStagingPrefix;
   const std::string suffix = kReplacedSuffix;
@@ -36,18 +38,19 @@ std::string ReplacedEpochDir(const std::string& name) {
       name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
     return "";
   }
-  const std::string middle =
-      name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-  const size_t dash = middle.rfind('-');
+  const size_t dash = name.find('-', prefix.size() + std::string("epoch-").size());
+  if (dash == std::string::npos) return "";
+  const std::string dir = name.substr(prefix.size(), dash - prefix.size());
   int64_t epoch = 0;
-  if (dash == std::string::npos || !ParseEpochDirName(middle.substr(0, dash), &epoch)) return "";
-  return middle.substr(0, dash);
+  return ParseEpochDirName(dir, &epoch) ? dir : "";
 }
 
-// Cleans up after a crashed writer: removes its staging directories, except that a published
-// checkpoint it had moved aside (".replaced") and not yet replaced is renamed back.
-void RecoverStaging(const std::string& root) {
+// Cleans up after a crashed writer of `owner`: removes its staging directories. A published
+// checkpoint that a writer had moved aside (".replaced") and not yet replaced is renamed back,
+// whoever wrote it (that only restores a checkpoint; Commit never moves aside another owner's).
+void RecoverStaging(const std::string& root, const Owner& owner) {
   std::error_code ec;
+  const std::string tag = StagingTag(owner);
   std::vector<std::string> staged;
   for (const auto& entry : fs::directory_iterator(root, ec)) {
     std::string name = entry.path().filename().string();
@@ -62,8 +65,19 @@ void RecoverStaging(const std::string& root) {
       if (!ec) FsyncDirectory(root);
       continue;  // never removed: should the rename fail, the next writer tries again
     }
-    fs::remove_all(path, ec);
+    if (StagingBelongsTo(name, tag)) fs::remove_all(path, ec);
   }
+}
+
+// The owner recorded in the checkpoint directory `dir`; false when its manifest is unreadable.
+bool ReadOwner(const fs::path& dir, Owner* owner) {
+  std::string text;
+  Manifest m;
+  if (!ReadFile((dir / kManifest).string(), &text).ok() || !ParseManifest(text, &m).ok()) {
+    return false;
+  }
+  *owner = m.owner;
+  return true;
 }
 
 }  // namespace
@@ -107,12 +121,26 @@ std::vector<std::string> ListCheckpoints(const std::string& root) {
   return names;
 }
 
-Status CheckpointWriter::Begin(const std::string& root, int64_t epoch, CheckpointWriter* out) {
+std::vector<std::string> ListOwnedCheckpoints(const std::string& root, const Owner& owner) {
+  std::vector<std::string> owned;
+  for (std::string& name : ListCheckpoints(root)) {
+    Owner have;
+    if (ReadOwner(fs::path(root) / name, &have) && BelongsTo(have, owner)) {
+      owned.push_back(std::move(name));
+    }
+  }
+  return owned;
+}
+
+Status CheckpointWriter::Begin(const std::string& root, int64_t epoch, CheckpointWriter* out,
+                               const Owner& owner) {
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) return FsError("cannot create checkpoint directory", root, ec);
-  RecoverStaging(root);
-  std::string tmpl = (fs::path(root) / (kStagingPrefix + EpochDirName(epoch) + "-XXXXXX")).string();
+  RecoverStaging(root, owner);
+  std::string tmpl = (fs::path(root) /
+                      (kStagingPrefix + EpochDirName(epoch) + "-" + StagingTag(owner) + "-XXXXXX"))
+                         .string();
   if (::mkdtemp(tmpl.data()) == nullptr) {
     return FsError("cannot create a staging directory in", root,
                    std::error_code(errno, std::generic_category()));
@@ -125,6 +153,7 @@ Status CheckpointWriter::Begin(const std::string& root, int64_t epoch, Checkpoin
   w.root_ = root;
   w.staging_ = tmpl;
   w.epoch_ = epoch;
+  w.owner_ = owner;
   *out = std::move(w);
   return Status::Ok();
 }
@@ -142,6 +171,7 @@ CheckpointWriter& CheckpointWriter::operator=(CheckpointWriter&& other) noexcept
   std::swap(root_, other.root_);
   std::swap(staging_, other.staging_);
   std::swap(epoch_, other.epoch_);
+  std::swap(owner_, other.owner_);
   return *this;
 }
 
@@ -165,6 +195,11 @@ Status CheckpointWriter::Commit(Manifest manifest, int keep) {
   const fs::path target = fs::path(root_) / name;
   const fs::path replaced = fs::path(staging_ + kReplacedSuffix);
   const bool replacing = fs::exists(target, ec);
+  Owner have;
+  if (replacing && ReadOwner(target, &have) && !BelongsTo(have, owner_)) {
+    return Status::FailedPrecondition(target.string() + " belongs to " + DescribeOwner(have) +
+                                      ", not to " + DescribeOwner(owner_) + "; not replaced");
+  }
   if (replacing) {
     fs::rename(target, replaced, ec);
     if (ec) return FsError("cannot move aside", target.string(), ec);
@@ -186,15 +221,15 @@ Status CheckpointWriter::Commit(Manifest manifest, int keep) {
   }
   fs::remove_all(replaced, ec);
   fs::permissions(latest, kReadableFile, ec);
-  for (const std::string& old : DirsBeyondKeep(ListCheckpoints(root_), keep)) {
+  for (const std::string& old : DirsBeyondKeep(ListOwnedCheckpoints(root_, owner_), keep)) {
     fs::remove_all(fs::path(root_) / old, ec);
   }
   return FsyncDirectory(root_);
 }
 
-Status CheckWritable(const std::string& root) {
+Status CheckWritable(const std::string& root, const Owner& owner) {
   CheckpointWriter probe;
-  return CheckpointWriter::Begin(root, 0, &probe);
+  return CheckpointWriter::Begin(root, 0, &probe, owner);
 }
 
 Status VerifyCheckpoint(const std::string& dir, Manifest* manifest) {

@@ -3,13 +3,16 @@
 //   DIR/epoch-000003/{manifest.json, model.pt, optimizer.pt, ...}   one per saved epoch
 //   DIR/latest                                                     "epoch-000003\n"
 //
-// A checkpoint is written into a staging directory DIR/.staging-epoch-000003-XXXXXX; every
+// A checkpoint is written into a staging directory DIR/.staging-epoch-000003-TAG-XXXXXX (TAG:
+// its owner's, owner.h); every
 // file and the directory are fsync'ed, the manifest (with the sha256 of every other file)
 // is written last, the directory is renamed into place and DIR is fsync'ed. Only then is
 // `latest` replaced (atomically) and checkpoints beyond the newest `keep` removed. Readers
 // therefore never see a partial checkpoint; a crash leaves at most a staging directory,
-// which the next writer removes. Replacing an existing epoch directory moves it aside as
-// DIR/.staging-epoch-000003-XXXXXX.replaced before the new one is renamed in; a writer killed
+// which the owner's next writer removes. A writer removes, replaces and prunes only what its
+// owner owns (owner.h): another run's staging directories and checkpoints in the same DIR are
+// left alone. Replacing an existing epoch directory moves it aside as
+// DIR/.staging-epoch-000003-…-XXXXXX.replaced before the new one is renamed in; a writer killed
 // between those two renames leaves no epoch-000003, and the next writer renames the moved-aside
 // copy back instead of removing it. No LibTorch here: callers write the tensor files.
 //
@@ -42,8 +45,10 @@ std::vector<std::string> ListCheckpoints(const std::string& root);
 // directory, so a failed save leaves nothing behind.
 class CheckpointWriter {
  public:
-  // Creates `root` (with parents) and a fresh staging directory for `epoch` inside it.
-  static Status Begin(const std::string& root, int64_t epoch, CheckpointWriter* out);
+  // Creates `root` (with parents) and a fresh staging directory for `epoch` of `owner` inside
+  // it, after removing the owner's stale ones.
+  static Status Begin(const std::string& root, int64_t epoch, CheckpointWriter* out,
+                      const Owner& owner = Owner{});
 
   CheckpointWriter() = default;
   ~CheckpointWriter();
@@ -57,7 +62,8 @@ class CheckpointWriter {
 
   // Checksums and fsyncs every staged file, fills `manifest.files`, writes manifest.json,
   // publishes the directory as root/epoch-N (replacing an older one of the same epoch),
-  // updates `latest`, and removes checkpoints beyond the newest `keep`. A failure before
+  // updates `latest`, and removes the owner's checkpoints beyond its newest `keep`. An epoch
+  // directory of another owner is not replaced (FailedPrecondition). A failure before
   // `latest` is replaced (e.g. ENOSPC while writing the manifest or `latest`) leaves the
   // store as it was: no staging directory, no new epoch directory, `latest` unchanged.
   Status Commit(Manifest manifest, int keep);
@@ -66,12 +72,17 @@ class CheckpointWriter {
   std::string root_;
   std::string staging_;
   int64_t epoch_ = 0;
+  Owner owner_;
 };
 
 // Whether a checkpoint can be staged under `root` now: creates root (with parents) and a
-// staging directory, then removes it (and cleans up after a crashed writer, see above). The
-// IoError names the directory and carries the errno.
-Status CheckWritable(const std::string& root);
+// staging directory of `owner`, then removes it (and any the owner's crashed writer left,
+// see above). The IoError names the directory and carries the errno.
+Status CheckWritable(const std::string& root, const Owner& owner = Owner{});
+
+// Epoch directory names under `root` whose checkpoint belongs to `owner` (owner.h), oldest
+// first. A directory whose manifest cannot be read is nobody's: it is left alone.
+std::vector<std::string> ListOwnedCheckpoints(const std::string& root, const Owner& owner);
 
 // Reads manifest.json of the checkpoint directory `dir` and verifies the sha256 of every
 // file it lists. Corruption/NotFound for a damaged checkpoint, FailedPrecondition for

@@ -16,6 +16,7 @@
 #include "common/metrics/process_collector.h"
 #include "trainer/checkpoint/store.h"
 #include "trainer/cli/dist_flags.h"
+#include "trainer/cli/owner_flags.h"
 #include "trainer/cli/sweep_cli.h"
 #include "trainer/data/dataset.h"
 #include "trainer/data/names.h"
@@ -50,6 +51,7 @@ struct TrainFlags {
   bool threads_given = false;
   std::string goal;  // --goal METRIC=VALUE
   DistFlags dist;
+  OwnerFlags owner;
   train::TrainOptions options;
 };
 
@@ -191,6 +193,7 @@ Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
     return LaunchLocalRanks(f.dist, f.options.threads, argc, argv, exit_code);
   }
   PETNAME_RETURN_IF_ERROR(ApplyDistFlags(f.dist, &f.options));
+  PETNAME_RETURN_IF_ERROR(ResolveOwner(f.owner, &f.options));
   launch::ThreadChoice threads;
   PETNAME_RETURN_IF_ERROR(launch::ChooseThreads(f.options.threads, std::getenv("OMP_NUM_THREADS"),
                                                 launch::ReadCpuBudget(), 1, &threads));
@@ -200,7 +203,7 @@ Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   std::unique_ptr<metrics::MetricsServer> metrics_server;
   PETNAME_RETURN_IF_ERROR(StartMetrics(f, &metrics, &metrics_server));
   if (lead && !f.options.checkpoint_dir.empty()) {
-    Status usable = checkpoint::CheckWritable(f.options.checkpoint_dir);
+    Status usable = checkpoint::CheckWritable(f.options.checkpoint_dir, f.options.owner);
     if (!usable.ok()) {
       *exit_code = kExitCheckpointDirUnusable;
       return Status::IoError("checkpoint directory unusable: " + usable.message(),
@@ -358,6 +361,7 @@ int Main(int argc, char** argv) {
   sweep::SweepRunOptions sw;
   CLI::App* sweep_cmd = AddSweepCommand(&app, &sw);
   AddDistFlags(train, &t.dist);
+  AddOwnerFlags(train, &t.owner, &t.options);
 
   generate::GenerateOptions g;
   CLI::App* gen = app.add_subcommand("generate", "Print names sampled from a checkpoint.");

@@ -23,6 +23,8 @@
 #endif
 
 #include "common/backoff.h"
+#include "common/sha256.h"
+#include "trainer/distributed/peer_check.h"
 
 namespace petname::dist {
 namespace {
@@ -105,6 +107,49 @@ Status ConnectStore(const RankConfig& rank, Millis timeout,
   return Status::Unavailable("rendezvous: master " + where + " not reachable after waiting " +
                              Seconds(std::chrono::duration_cast<Millis>(Clock::now() - start)) +
                              " (" + last_error + ")");
+}
+
+// peer_check.h's protocol over the store. Store failures (a peer that never publishes, rank 0
+// gone) are kUnavailable after the store's timeout (the rendezvous timeout).
+Status CheckPeers(c10d::Store& store, const RankConfig& rank, const CommOptions& options) {
+  const std::string prefix = "petname/peer/";
+  auto key = [&](const char* what, int r) { return prefix + what + "/" + std::to_string(r); };
+  auto text = [](const std::vector<uint8_t>& v) { return std::string(v.begin(), v.end()); };
+  auto bytes = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
+  if (rank.rank == 0 && options.secret.empty()) {
+    std::fprintf(stderr,
+                 "petname: warning: rendezvous is not authenticated (PETNAME_RENDEZVOUS_SECRET is "
+                 "not set): any process that reaches port %d can join\n",
+                 rank.master_port);
+  }
+  Status verdict;
+  try {
+    std::string nonce;
+    if (rank.rank == 0) {
+      PETNAME_RETURN_IF_ERROR(RandomHex(16, &nonce));
+      store.set(prefix + "nonce", bytes(nonce));
+    } else {
+      nonce = text(store.get(prefix + "nonce"));
+    }
+    store.set(key("identity", rank.rank),
+              bytes(EncodeIdentity(options.settings, rank.rank, options.secret, nonce)));
+    for (int peer = 0; peer < rank.world_size && verdict.ok(); ++peer) {
+      if (peer == rank.rank) continue;
+      verdict = CheckPeer(text(store.get(key("identity", peer))), peer, rank.rank, options.settings,
+                          options.secret, nonce);
+    }
+    store.set(key("checked", rank.rank), bytes(verdict.ok() ? "ok" : "refused"));
+    if (rank.rank == 0) {
+      std::vector<std::string> checked;
+      for (int peer = 1; peer < rank.world_size; ++peer) checked.push_back(key("checked", peer));
+      store.wait(checked);
+    }
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    return Status::Unavailable("rendezvous: the ranks did not all check in: " +
+                               what.substr(0, what.find('\n')));
+  }
+  return verdict;
 }
 
 #ifdef PETNAME_WITH_GLOO
@@ -195,6 +240,7 @@ Status Communicator::Connect(const RankConfig& rank, const CommOptions& options,
   } else {
     c10::intrusive_ptr<c10d::TCPStore> store;
     PETNAME_RETURN_IF_ERROR(ConnectStore(rank, options.rendezvous_timeout, &store));
+    PETNAME_RETURN_IF_ERROR(CheckPeers(*store, rank, options));
     group->store = store;
   }
   try {

@@ -10,6 +10,9 @@
 //    store, no port and no peers; every collective is then the identity. NCCL forms a
 //    group at every world size (one rank: an in-memory store), so one GPU runs the same
 //    collectives as many.
+//  - Before the process group forms, the ranks check each other (peer_check.h): a rank whose
+//    settings differ, or whose entry is not signed with `secret`, makes every rank fail with
+//    kFailedPrecondition (one line naming the setting or the secret).
 //  - A backend this build lacks is refused with kInvalidArgument (CheckBackendBuilt).
 //  - Collectives must be called in the same order on every rank. A collective whose peer
 //    died or stalls fails within collective_timeout (kUnavailable, naming the timeout and the
@@ -24,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "common/fingerprint.h"
 #include "common/status.h"
 #include "trainer/distributed/rank_env.h"
 
@@ -38,6 +42,8 @@ struct CommOptions {
   Backend backend = Backend::kGloo;
   std::chrono::milliseconds rendezvous_timeout = std::chrono::seconds(300);
   std::chrono::milliseconds collective_timeout = std::chrono::seconds(300);
+  std::string secret;    // the job's rendezvous secret (PETNAME_RENDEZVOUS_SECRET); may be empty
+  Fingerprint settings;  // what every rank must share (train/run_fingerprint.h)
 };
 
 // kInvalidArgument naming the flag when `backend` was not compiled into this build.

@@ -79,6 +79,7 @@ std::vector<std::string> ChildEnv(const LaunchOptions& options, int port, int lo
       {"RANK", std::to_string(GlobalRank(options, local))},
       {"LOCAL_RANK", std::to_string(local)},
       {"LOCAL_WORLD_SIZE", std::to_string(options.nproc)},
+      {"PETNAME_RENDEZVOUS_SECRET", options.secret},
       {"OMP_NUM_THREADS",
        options.threads_per_rank > 0 ? std::to_string(options.threads_per_rank) : ""},
   });

@@ -6,7 +6,8 @@
 //  - Each child is `executable` with `args` (no shell), its own process group, and the
 //    environment of this process plus MASTER_ADDR, MASTER_PORT (master_port, or a free port
 //    when 0), WORLD_SIZE = nnodes * nproc, RANK = node_rank * nproc + local rank, LOCAL_RANK,
-//    LOCAL_WORLD_SIZE = nproc and, when threads_per_rank > 0, OMP_NUM_THREADS. If the
+//    LOCAL_WORLD_SIZE = nproc, PETNAME_RENDEZVOUS_SECRET = secret when set and, when
+//    threads_per_rank > 0, OMP_NUM_THREADS. If the
 //    launcher dies, the children get SIGTERM.
 //  - Every line a child writes to stdout/stderr is copied to the same stream of this
 //    process prefixed with "[rank R] " (R its global rank).
@@ -33,6 +34,7 @@ struct LaunchOptions {
   int threads_per_rank = 0;
   std::string master_addr = "127.0.0.1";
   int master_port = 0;  // 0: a free port of this machine (one node only)
+  std::string secret;   // the ranks' rendezvous secret (distributed/peer_check.h)
   std::chrono::milliseconds grace = std::chrono::seconds(10);
 };
 

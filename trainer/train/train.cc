@@ -8,6 +8,7 @@
 
 #include "common/sha256.h"
 #include "trainer/checkpoint/checkpoint.h"
+#include "trainer/checkpoint/owner.h"
 #include "trainer/checkpoint/store.h"
 #include "trainer/checkpoint/write_failure.h"
 #include "trainer/data/sampler.h"
@@ -16,6 +17,7 @@
 #include "trainer/distributed/stop_signal.h"
 #include "trainer/train/device_step.h"
 #include "trainer/train/host_step.h"
+#include "trainer/train/run_fingerprint.h"
 #include "trainer/train/run_recorder.h"
 
 namespace petname::train {
@@ -94,6 +96,9 @@ checkpoint::Manifest ManifestFor(const data::Dataset& data, const TrainOptions& 
   manifest.vocabulary = std::string(data::kVocabulary);
   manifest.data_fingerprint = data.fingerprint;
   manifest.world_size = o.rank.world_size;
+  manifest.owner = o.owner;
+  manifest.settings = CheckpointSettings(data, o);
+  manifest.settings_sha256 = FingerprintDigest(manifest.settings);
   return manifest;
 }
 
@@ -110,6 +115,8 @@ Status Resume(const TrainOptions& o, const checkpoint::Manifest& want, model::Ch
   }
   PETNAME_RETURN_IF_ERROR(st);
   PETNAME_RETURN_IF_ERROR(checkpoint::CheckResumable(*have, want, o.force_resume));
+  PETNAME_RETURN_IF_ERROR(
+      checkpoint::CheckOwner(*have, want, {o.adopt_checkpoints, o.force_resume}, o.checkpoint_dir));
   PETNAME_RETURN_IF_ERROR(checkpoint::LoadTrainingState(dir, model, optimizer));
   reporter->Note("resuming from " + dir + " (epoch " + std::to_string(have->epoch) + ", step " +
                  std::to_string(have->step) + ")");
@@ -183,7 +190,9 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
   const bool lead = o.rank.rank == 0;
   const int64_t world = o.rank.world_size;
   std::unique_ptr<dist::Communicator> comm;
-  PETNAME_RETURN_IF_ERROR(dist::Communicator::Connect(o.rank, o.comm, &comm));
+  dist::CommOptions comm_options = o.comm;
+  comm_options.settings = RankSettings(data, o);
+  PETNAME_RETURN_IF_ERROR(dist::Communicator::Connect(o.rank, comm_options, &comm));
   dist::InstallStopHandler();
 
   torch::manual_seed(o.seed);

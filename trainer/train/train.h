@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "trainer/checkpoint/manifest.h"
 #include "trainer/data/dataset.h"
 #include "trainer/distributed/communicator.h"
 #include "trainer/distributed/grad_sync.h"
@@ -57,7 +58,9 @@ struct TrainOptions {
   int keep = kDefaultKeep;
   bool resume = false;
   bool force_resume = false;
-  dist::RankConfig rank;  // world size 1 unless launched as a rank
+  checkpoint::Owner owner;         // recorded in every checkpoint (checkpoint/owner.h)
+  bool adopt_checkpoints = false;  // resume another owner's checkpoints, or other settings
+  dist::RankConfig rank;           // world size 1 unless launched as a rank
   dist::CommOptions comm;
   dist::GradSyncOptions grad_sync;
   bool drop_last = false;  // drop the epoch's tail instead of padding shards to equal length

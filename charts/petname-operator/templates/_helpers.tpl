@@ -77,6 +77,11 @@ tests/charts/template_test.py keeps this list exact.
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create", "patch"]
+# Each job's rendezvous Secret (created before its pods, deleted with the job by its
+# ownerReference); get only to see who controls one that already exists. No list or watch.
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["get", "create"]
 - apiGroups: ["scheduling.x-k8s.io", "scheduling.volcano.sh"]
   resources: ["podgroups"]
   verbs: ["get", "create"]

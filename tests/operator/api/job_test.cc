@@ -147,17 +147,22 @@ TEST(JobTest, ReadsTheScheduleAndTheGoal) {
   EXPECT_TRUE(job.spec.goal_stop);
 }
 
-TEST(JobTest, CheckpointDirIsThePathThenTheSubPath) {
+// Without a subPath each job gets a directory named after it, so jobs sharing a claim never
+// share checkpoints.
+TEST(JobTest, CheckpointDirIsThePathThenTheSubPathOrTheJobsName) {
   Json obj = Minimal();
   Job job;
   ASSERT_TRUE(JobFromJson(obj, &job).ok());
-  EXPECT_EQ(CheckpointDir(job.spec), "/checkpoints");
+  EXPECT_EQ(CheckpointDir(job.spec, "rex"), "/checkpoints/rex");
   obj["spec"]["checkpoint"] = {{"path", "/ck"}, {"subPath", "grid/grid-001"}};
   ASSERT_TRUE(JobFromJson(obj, &job).ok());
-  EXPECT_EQ(CheckpointDir(job.spec), "/ck/grid/grid-001");
+  EXPECT_EQ(CheckpointDir(job.spec, "rex"), "/ck/grid/grid-001");
   obj["spec"]["checkpoint"]["path"] = "/";
   ASSERT_TRUE(JobFromJson(obj, &job).ok());
-  EXPECT_EQ(CheckpointDir(job.spec), "/grid/grid-001");
+  EXPECT_EQ(CheckpointDir(job.spec, "rex"), "/grid/grid-001");
+  obj["spec"]["checkpoint"].erase("subPath");
+  ASSERT_TRUE(JobFromJson(obj, &job).ok());
+  EXPECT_EQ(CheckpointDir(job.spec, "rex"), "/rex");
 }
 
 TEST(JobTest, RejectsWhatTheOperatorCannotActOn) {

@@ -226,6 +226,31 @@ TEST(DesiredTest, CheckpointSubPathIsTheTrainersDirectoryNotTheMount) {
   EXPECT_EQ(Flag(pod, "--checkpoint-dir"), "/ck/grid/grid-002");
 }
 
+// Jobs sharing a claim get a directory each; the ranks know their job (the owner recorded in
+// checkpoints) and read the job's rendezvous secret from its Secret, never from the pod spec.
+TEST(DesiredTest, RanksKnowTheirJobAndReadTheRendezvousSecretFromTheJobsSecret) {
+  const api::Job job = TestJob(2, R"({"spec": {"checkpoint": {"claimName": "shared"}}})");
+  for (const Json& pod : Desired(job).pods) {
+    EXPECT_EQ(Flag(pod, "--checkpoint-dir"), "/checkpoints/rex");
+    EXPECT_EQ(EnvValue(pod, "PETNAME_JOB_UID"), "job-uid");
+    bool found = false;
+    for (const Json& e : pod["spec"]["containers"][0]["env"]) {
+      if (e["name"] != "PETNAME_RENDEZVOUS_SECRET") continue;
+      found = true;
+      EXPECT_FALSE(e.contains("value"));
+      EXPECT_EQ(e["valueFrom"]["secretKeyRef"],
+                Json({{"name", "rex-rendezvous"}, {"key", "secret"}}));
+    }
+    EXPECT_TRUE(found);
+  }
+  const Json secret = RendezvousSecret(job, "s3cret");
+  EXPECT_EQ(secret["kind"], "Secret");
+  EXPECT_EQ(kube::Name(secret), "rex-rendezvous");
+  EXPECT_EQ(secret["metadata"]["namespace"], "ml");
+  EXPECT_TRUE(kube::IsControlledBy(secret, "job-uid"));
+  EXPECT_EQ(secret["stringData"]["secret"], "s3cret");
+}
+
 TEST(DesiredTest, OnlyRunWantsPods) {
   for (PodAction action :
        {PodAction::kStop, PodAction::kCleanupRunning, PodAction::kCleanupAll, PodAction::kKeep}) {

@@ -61,7 +61,7 @@ TEST(SweepDesiredTest, StartsParallelTrialCountTrials) {
   EXPECT_EQ(a.create[1]["spec"]["training"]["learningRate"], 0.004);
   api::Job parsed;
   EXPECT_TRUE(api::JobFromJson(job, &parsed).ok());
-  EXPECT_EQ(api::CheckpointDir(parsed.spec), "/ck/sw-000");
+  EXPECT_EQ(api::CheckpointDir(parsed.spec, "sw-000"), "/ck/sw-000");
   EXPECT_EQ(a.status.counts.trials, 2);
   EXPECT_EQ(a.status.counts.pending, 2);
   EXPECT_EQ(a.status.phase, sweep::SweepPhase::kRunning);

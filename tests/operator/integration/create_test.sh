@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Creating a job yields exactly N pods + 1 Service with the right env, labels, owner references
 # and volumes; a job of several processes per pod gets `--nproc`, the node variables, a metrics
-# port per local rank and threads from its CPU limit; status.ranks is the world size.
+# port per local rank and threads from its CPU limit; status.ranks is the world size. Each job
+# has its own checkpoint directory on the claim (no subPath: the job's name) and its ranks read
+# the rendezvous secret from the job's Secret, created with the pods and owned by the job.
 source "$(dirname "$0")/lib.sh"
 
 start_operator
@@ -35,6 +37,9 @@ for rank in 0 1 2 3; do
   check PET_MASTER_ADDR "$(env_of PET_MASTER_ADDR)" "rex-rank-0.rex.$NS.svc"
   check PETNAME_JOB_NAME "$(env_of PETNAME_JOB_NAME)" rex
   check PETNAME_NAMESPACE "$(env_of PETNAME_NAMESPACE)" "$NS"
+  check PETNAME_JOB_UID "$(env_of PETNAME_JOB_UID)" "$uid"
+  check rendezvous-secret "$(jq -c '.spec.containers[0].env[] | select(.name == "PETNAME_RENDEZVOUS_SECRET") | .valueFrom' <<<"$pod")" \
+    '{"secretKeyRef":{"key":"secret","name":"rex-rendezvous"}}'
   check label-name "$(jq -r '.metadata.labels["app.kubernetes.io/name"]' <<<"$pod")" petname
   check label-job "$(jq -r '.metadata.labels["petname.dev/job-name"]' <<<"$pod")" rex
   check label-rank "$(jq -r '.metadata.labels["petname.dev/rank"]' <<<"$pod")" "$rank"
@@ -49,7 +54,7 @@ for rank in 0 1 2 3; do
     "checkpoints=/ck,dataset=/pets"
   check metrics-port "$(jq -r '.spec.containers[0].ports[] | select(.name == "metrics") | .containerPort' <<<"$pod")" 9500
   args=$(jq -r '.spec.containers[0].args | join(" ")' <<<"$pod")
-  for want in "--data /pets/seattle.csv" "--epochs 3" "--batch-size 256" "--lr 0.002" "--checkpoint-dir /ck" "--metrics-port 9500"; do
+  for want in "--data /pets/seattle.csv" "--epochs 3" "--batch-size 256" "--lr 0.002" "--checkpoint-dir /ck/rex" "--metrics-port 9500"; do
     [[ " $args " == *" $want "* ]] || fail "rex-rank-$rank args '$args' lack '$want'"
   done
 done
@@ -59,6 +64,9 @@ svc=$(k get service rex -o json)
 [[ $(jq -r .spec.publishNotReadyAddresses <<<"$svc") == true ]] || fail "publishNotReadyAddresses unset"
 [[ $(jq -r '.metadata.ownerReferences[0].uid' <<<"$svc") == "$uid" ]] || fail "service owner"
 [[ $(jq -r '.spec.selector["petname.dev/job-name"]' <<<"$svc") == rex ]] || fail "service selector"
+secret=$(k get secret rex-rendezvous -o json)
+[[ $(jq -r '.metadata.ownerReferences[0].uid' <<<"$secret") == "$uid" ]] || fail "secret owner"
+[[ $(jq -r '.data.secret | @base64d | length' <<<"$secret") == 64 ]] || fail "secret value"
 
 # A GPU job: nvidia.com/gpu limits, --device cuda and one process per GPU.
 create_job gpu 1 '  resources: {gpusPerReplica: 2}'

@@ -1,12 +1,14 @@
 // `petname train` as real data-parallel ranks: the local launcher, rank-0-only output,
 // preemption (SIGTERM -> checkpoint -> 143 -> resume to the same parameters), resuming on
-// another world size, a killed rank, a stopped rank, and bad rank environments.
+// another world size, a killed rank, a stopped rank, bad rank environments, and ranks that
+// check each other at rendezvous (other settings, another secret).
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -118,6 +120,7 @@ TEST_F(TrainDistTest, TwoRanksTrainAndOnlyRankZeroReports) {
   EXPECT_NE(out.find("[rank 0] epoch 2/2  train_loss "), std::string::npos) << out;
   EXPECT_EQ(out.find("[rank 1] epoch"), std::string::npos) << out;
   EXPECT_EQ(out.find("[rank 1] petname: data:"), std::string::npos) << out;
+  EXPECT_EQ(out.find("not authenticated"), std::string::npos) << out;  // the launcher's secret
   nlohmann::json s = Summary("s.json");
   EXPECT_EQ(s["epochs"], 2);
   EXPECT_GE(s["comm_wait_seconds"].get<double>(), 0.0);
@@ -233,6 +236,80 @@ TEST_F(TrainDistTest, TwoNodesOfTwoRanksTrainAsAWorldOfFour) {
   checkpoint::Manifest manifest;
   ASSERT_TRUE(checkpoint::FindNewestValid(ckpt, &skipped, &newest, &manifest).ok());
   EXPECT_EQ(manifest.world_size, 4);
+}
+
+// Two single-rank processes of one world started by hand, as two pods of a job would be; each
+// gets `extra[rank]` and `secret[rank]`. Returns both exit codes and outputs.
+struct HandStarted {
+  int code[2] = {-1, -1};
+  std::string out[2];
+};
+
+class RendezvousCheckTest : public TrainDistTest {
+ protected:
+  HandStarted StartTwo(const std::vector<std::string> extra[2], const std::string secret[2]) {
+    const std::string port = std::to_string(launch::FreeTcpPort());
+    std::vector<std::unique_ptr<Subprocess>> ranks;
+    for (int r = 0; r < 2; ++r) {
+      ranks.push_back(std::make_unique<Subprocess>(
+          Args(1, 1, extra[r]),
+          std::map<std::string, std::string>{{"MASTER_ADDR", "127.0.0.1"},
+                                             {"MASTER_PORT", port},
+                                             {"WORLD_SIZE", "2"},
+                                             {"RANK", std::to_string(r)},
+                                             {"PETNAME_RENDEZVOUS_SECRET", secret[r]}}));
+    }
+    HandStarted h;
+    for (int r = 0; r < 2; ++r) {
+      h.code[r] = ranks[r]->Wait();
+      h.out[r] = ranks[r]->Output();
+    }
+    return h;
+  }
+};
+
+TEST_F(RendezvousCheckTest, RanksWithAnotherLearningRateStopNamingIt) {
+  SKIP_WITHOUT_GLOO();
+  const std::vector<std::string> extra[2] = {{"--lr", "0.001"}, {"--lr", "0.002"}};
+  const std::string secret[2] = {"s3cret", "s3cret"};
+  const HandStarted h = StartTwo(extra, secret);
+  EXPECT_EQ(h.code[0], 1) << h.out[0];
+  EXPECT_EQ(h.code[1], 1) << h.out[1];
+  EXPECT_NE(h.out[0].find("petname: error: rendezvous: rank 0: rank 1 runs with lr=0.002, this "
+                          "rank with lr=0.001;"),
+            std::string::npos)
+      << h.out[0];
+  EXPECT_NE(h.out[1].find("petname: error: rendezvous: rank 1: rank 0 runs with lr=0.001, this "
+                          "rank with lr=0.002;"),
+            std::string::npos)
+      << h.out[1];
+  EXPECT_EQ(h.out[0].find("epoch 1/1"), std::string::npos) << h.out[0];
+}
+
+TEST_F(RendezvousCheckTest, ARankWithoutTheJobsSecretCannotJoin) {
+  SKIP_WITHOUT_GLOO();
+  const std::vector<std::string> extra[2] = {{}, {}};
+  const std::string secret[2] = {"the-jobs", "a-strangers"};
+  const HandStarted h = StartTwo(extra, secret);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(h.code[r], 1) << h.out[r];
+    EXPECT_NE(h.out[r].find("petname: error: rendezvous: rank " + std::to_string(r) +
+                            ": the entry of rank " + std::to_string(1 - r) +
+                            " is not signed with this job's rendezvous secret"),
+              std::string::npos)
+        << h.out[r];
+  }
+}
+
+TEST_F(RendezvousCheckTest, MatchingRanksStartedByHandTrain) {
+  SKIP_WITHOUT_GLOO();
+  const std::vector<std::string> extra[2] = {{}, {}};
+  const std::string secret[2] = {"s3cret", "s3cret"};
+  const HandStarted h = StartTwo(extra, secret);
+  EXPECT_EQ(h.code[0], 0) << h.out[0];
+  EXPECT_EQ(h.code[1], 0) << h.out[1];
+  EXPECT_NE(h.out[0].find("epoch 1/1"), std::string::npos) << h.out[0];
+  EXPECT_EQ(h.out[0].find("not authenticated"), std::string::npos) << h.out[0];
 }
 
 TEST_F(TrainDistTest, LauncherUsageErrorsExitTwo) {

@@ -1,0 +1,87 @@
+// Two owners writing into one checkpoint root (checkpoint/owner.h): each removes, replaces and
+// prunes only its own staging directories and checkpoints.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tests/support/temp_dir.h"
+#include "trainer/checkpoint/owner.h"
+#include "trainer/checkpoint/store.h"
+
+namespace petname::checkpoint {
+namespace {
+
+namespace fs = std::filesystem;
+
+class OwnedStoreTest : public ::testing::Test {
+ protected:
+  Status Save(const Owner& owner, int64_t epoch, int keep) {
+    CheckpointWriter w;
+    PETNAME_RETURN_IF_ERROR(CheckpointWriter::Begin(root_.string(), epoch, &w, owner));
+    std::ofstream(w.FilePath("model.pt")) << owner.id << " epoch " << epoch;
+    Manifest m;
+    m.epoch = epoch;
+    m.owner = owner;
+    return w.Commit(m, keep);
+  }
+
+  // A staging directory as `owner`'s writer leaves it when killed.
+  fs::path Staging(const Owner& owner, int64_t epoch) {
+    fs::path p = root_ / (".staging-" + EpochDirName(epoch) + "-" + StagingTag(owner) + "-Xy12Zw");
+    fs::create_directories(p);
+    std::ofstream(p / "model.pt") << "partial";
+    return p;
+  }
+
+  const Owner a_{"run a", ""};
+  const Owner b_{"run b", ""};
+  petname::testing::TempDir tmp_;
+  fs::path root_ = tmp_.fs_path() / "shared";
+};
+
+TEST_F(OwnedStoreTest, StagingOfAnotherOwnerSurvivesAWriterAndTheStartUpCheck) {
+  fs::create_directories(root_);
+  const fs::path theirs = Staging(a_, 3);
+  const fs::path mine = Staging(b_, 3);
+  ASSERT_TRUE(CheckWritable(root_.string(), b_).ok());
+  EXPECT_TRUE(fs::exists(theirs));
+  EXPECT_FALSE(fs::exists(mine));
+  ASSERT_TRUE(Save(b_, 1, 3).ok());
+  EXPECT_TRUE(fs::exists(theirs));
+}
+
+TEST_F(OwnedStoreTest, PruningKeepsTheNewestOfTheOwnersOwnAndLeavesTheOthers) {
+  ASSERT_TRUE(Save(a_, 1, 1).ok());
+  ASSERT_TRUE(Save(a_, 2, 1).ok());
+  for (int64_t e = 3; e <= 5; ++e) ASSERT_TRUE(Save(b_, e, 1).ok());
+  EXPECT_EQ(ListCheckpoints(root_.string()),
+            (std::vector<std::string>{"epoch-000002", "epoch-000005"}));
+  EXPECT_EQ(ListOwnedCheckpoints(root_.string(), a_), std::vector<std::string>{"epoch-000002"});
+  EXPECT_EQ(ListOwnedCheckpoints(root_.string(), b_), std::vector<std::string>{"epoch-000005"});
+}
+
+TEST_F(OwnedStoreTest, AnotherOwnersEpochIsNotReplaced) {
+  ASSERT_TRUE(Save(a_, 1, 3).ok());
+  Status st = Save(b_, 1, 3);
+  EXPECT_EQ(st.code(), Status::Code::kFailedPrecondition);
+  EXPECT_NE(st.message().find("belongs to run a, not to run b"), std::string::npos) << st.message();
+  std::vector<std::string> skipped;
+  std::string dir;
+  Manifest m;
+  ASSERT_TRUE(FindNewestValid(root_.string(), &skipped, &dir, &m).ok());
+  EXPECT_EQ(m.owner.id, "run a");
+  for (const auto& entry : fs::directory_iterator(root_)) {
+    EXPECT_EQ(entry.path().filename().string().find(".staging"), std::string::npos);
+  }
+  ASSERT_TRUE(Save(a_, 1, 3).ok());  // its owner may
+}
+
+TEST_F(OwnedStoreTest, CheckpointsWithoutAnOwnerAreAnybodys) {
+  ASSERT_TRUE(Save(Owner{}, 1, 1).ok());
+  ASSERT_TRUE(Save(b_, 2, 1).ok());
+  EXPECT_EQ(ListCheckpoints(root_.string()), std::vector<std::string>{"epoch-000002"});
+}
+
+}  // namespace
+}  // namespace petname::checkpoint
