@@ -3,8 +3,8 @@
 //
 // Run() lists with pagination (limit/continue; a 410 at any page, as an expired continue token
 // gives, starts the list over from the first page; after 3 attempts in all it counts as a failed
-// list: the cache is only ever replaced by a complete list), remembers the list's resourceVersion, then
-// watches from it with allowWatchBookmarks=true and a randomized timeoutSeconds (5-10 min),
+// list: the cache is only ever replaced by a complete list), remembers the list's resourceVersion,
+// then watches from it with allowWatchBookmarks=true and a randomized timeoutSeconds (5-10 min),
 // updating the resourceVersion (opaque) from every event including BOOKMARKs. When the watch
 // ends it re-watches from there; on HTTP 410 or an ERROR event with code 410 it relists; on
 // connection errors, 429 and 5xx it waits with jittered backoff. After each change to the cache

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "tests/support/temp_dir.h"
+#include "tests/trainer/checkpoint/sample_manifest.h"
 #include "trainer/checkpoint/owner.h"
 #include "trainer/checkpoint/store.h"
 
@@ -20,8 +21,7 @@ class OwnedStoreTest : public ::testing::Test {
     CheckpointWriter w;
     PETNAME_RETURN_IF_ERROR(CheckpointWriter::Begin(root_.string(), epoch, &w, owner));
     std::ofstream(w.FilePath("model.pt")) << owner.id << " epoch " << epoch;
-    Manifest m;
-    m.epoch = epoch;
+    Manifest m = SampleManifest(epoch);
     m.owner = owner;
     return w.Commit(m, keep);
   }

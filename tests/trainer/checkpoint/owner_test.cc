@@ -5,6 +5,8 @@
 #include <map>
 #include <vector>
 
+#include "tests/trainer/checkpoint/sample_manifest.h"
+
 namespace petname::checkpoint {
 namespace {
 
@@ -61,7 +63,7 @@ TEST(OwnerTest, StagingDirectoriesAreTaggedWithTheirOwner) {
 }
 
 Manifest Owned(const std::string& id, Fingerprint settings) {
-  Manifest m;
+  Manifest m = SampleManifest();
   m.owner = {id, ""};
   m.settings = std::move(settings);
   m.settings_sha256 = FingerprintDigest(m.settings);
@@ -116,7 +118,7 @@ TEST(OwnerTest, ManifestRecordsTheOwnerAndSettingsAndReadsOlderOnesWithout) {
   EXPECT_EQ(got.owner.uid, "u-1");
   EXPECT_EQ(got.settings, kSettings);
   EXPECT_EQ(got.settings_sha256, FingerprintDigest(kSettings));
-  const std::string older = ManifestToJson(Manifest{});
+  const std::string older = ManifestToJson(SampleManifest());
   EXPECT_EQ(older.find("owner"), std::string::npos);
   ASSERT_TRUE(ParseManifest(older, &got).ok());
   EXPECT_EQ(got.owner.id, "");
