@@ -124,9 +124,8 @@ std::vector<std::string> MergePodTemplate(const api::PodTemplate& tmpl, Json* po
     } else if (field == "restartPolicy" || field == "hostname" || field == "subdomain") {
       conflicts.push_back("spec.template.spec." + field +
                           " is set by the operator on every rank pod");
-    } else if (field == "automountServiceAccountToken") {
-      spec[field] = value;  // the operator's default (false) gives way to the template
-    } else if (spec.contains(field)) {
+    } else if (spec.contains(field) && field != "automountServiceAccountToken") {
+      // The operator's automountServiceAccountToken (false) is a default the template replaces.
       conflicts.push_back("spec.template.spec." + field + " is also set by spec.scheduling." +
                           field + "; set it in one place");
     } else {
