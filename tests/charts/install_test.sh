@@ -125,6 +125,7 @@ check "RBAC: create and delete pods" can_pods
 check "RBAC: create services" can create services -n default
 check "RBAC: delete jobs (TTL)" can delete petnametrainingjobs.petname.dev -n default
 check "RBAC: create events" can create events -n default
+check "RBAC: patch events (the count of a repeated one)" can patch events -n default
 check "RBAC: no event deletes" cannot delete events -n default
 check "RBAC: get and create coscheduling PodGroups" sar get scheduling.x-k8s.io podgroups
 check "RBAC: create coscheduling PodGroups" sar create scheduling.x-k8s.io podgroups
@@ -133,7 +134,9 @@ check "RBAC: no PodGroup deletes" eval '! sar delete scheduling.x-k8s.io podgrou
 check "RBAC: SubjectAccessReview answers no for unrelated APIs" eval '! sar create batch jobs'
 check "RBAC: no pod updates" cannot update pods -n default
 check "RBAC: no service deletes" cannot delete services -n default
-check "RBAC: no secrets" cannot get secrets -n default
+check "RBAC: create rendezvous Secrets, get one after a conflict" can create secrets -n default
+check "RBAC: no Secret list, watch, update or delete" eval 'cannot list secrets -n default &&
+  cannot watch secrets -n default && cannot update secrets -n default && cannot delete secrets -n default'
 check "RBAC: no spec writes on jobs" cannot update petnametrainingjobs.petname.dev -n default
 check "RBAC: create trial jobs (sweeps)" can create petnametrainingjobs.petname.dev -n default
 check "RBAC: patch trial jobs (sweeps stop trials)" can patch petnametrainingjobs.petname.dev -n default
