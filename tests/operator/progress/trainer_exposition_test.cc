@@ -18,6 +18,27 @@ std::string Exposition(const metrics::TrainingMetrics& m) {
   return prometheus::TextSerializer().Serialize(m.registry()->Collect());
 }
 
+// The longest labels a rank's series may carry (Kubernetes' name limits, a sweep's 43 characters).
+metrics::RankLabels LongestLabels() {
+  return {"a-job-name-of-the-longest-kind-that-kubernetes-allows-in-a-label",
+          "a-namespace-name-of-the-longest-kind-kubernetes-allows-in-labels", 0,
+          "a-sweep-name-of-43-characters-the-most-it-may"};
+}
+
+// Reports a 3-epoch run of 64 ranks at its end: every training series but the checkpoint
+// failures has a value.
+void TouchEveryTrainingSeries(metrics::TrainingMetrics* m) {
+  metrics::RunInfo info;
+  info.world_size = 64;
+  info.epochs_planned = 3;
+  m->SetInfo(info);
+  m->OnStep(2.5, 4096, 0.5, 0.01);
+  m->OnEpoch(3, 1.5, 70, 210);
+  m->OnValidation(1.4, 0.6);
+  m->OnCheckpoint(0.5, 1795000000);
+  m->OnGoalReached(140, 1794999900);
+}
+
 TEST(TrainerExpositionTest, SampleFromTheTrainersOwnMetrics) {
   metrics::TrainingMetrics m({"pets", "ml", 0, ""});
   metrics::RunInfo info;
@@ -58,19 +79,9 @@ TEST(TrainerExpositionTest, SampleFromTheTrainersOwnMetrics) {
 // What rank 0 leaves as its termination message holds the whole progress, fits in the 4096
 // bytes Kubernetes keeps, and carries no series the progress does not need.
 TEST(TrainerExpositionTest, TerminationMessageGivesTheFinalProgress) {
-  metrics::TrainingMetrics m({"a-job-name-of-the-longest-kind-that-kubernetes-allows-in-a-label",
-                              "a-namespace-name-of-the-longest-kind-kubernetes-allows-in-labels", 0,
-                              "a-sweep-name-of-43-characters-the-most-it-may"});
-  metrics::RunInfo info;
-  info.world_size = 64;
-  info.epochs_planned = 3;
-  m.SetInfo(info);
-  m.OnStep(2.5, 4096, 0.5, 0.01);
-  m.OnEpoch(3, 1.5, 70, 210);
-  m.OnValidation(1.4, 0.6);
-  m.OnCheckpoint(0.5, 1795000000);
+  metrics::TrainingMetrics m(LongestLabels());
+  TouchEveryTrainingSeries(&m);
   m.OnCheckpointFailure("no_space");
-  m.OnGoalReached(140, 1794999900);
   const std::string message = m.ProgressExposition();
   EXPECT_LT(message.size(), 4096u);
   EXPECT_EQ(message.find("petname_step_duration_seconds"), std::string::npos);
@@ -98,21 +109,9 @@ TEST(TrainerExpositionTest, TerminationMessageGivesTheFinalProgress) {
 // A rank's whole /metrics (every training series touched, the longest labels, the process
 // series) is a small fraction of what the scraper reads at most by default.
 TEST(TrainerExpositionTest, AWholeRankExpositionIsFarBelowTheScrapeCap) {
-  const metrics::RankLabels labels{
-      "a-job-name-of-the-longest-kind-that-kubernetes-allows-in-a-label",
-      "a-namespace-name-of-the-longest-kind-kubernetes-allows-in-labels", 0,
-      "a-sweep-name-of-43-characters-the-most-it-may"};
-  metrics::TrainingMetrics m(labels);
-  metrics::RunInfo info;
-  info.world_size = 64;
-  info.epochs_planned = 3;
-  m.SetInfo(info);
-  m.OnStep(2.5, 4096, 0.5, 0.01);
-  m.OnEpoch(3, 1.5, 70, 210);
-  m.OnValidation(1.4, 0.6);
-  m.OnCheckpoint(0.5, 1795000000);
+  metrics::TrainingMetrics m(LongestLabels());
+  TouchEveryTrainingSeries(&m);
   for (const char* reason : {"no_space", "io_error", "permission"}) m.OnCheckpointFailure(reason);
-  m.OnGoalReached(140, 1794999900);
   std::vector<prometheus::MetricFamily> families = m.registry()->Collect();
   for (auto& f : metrics::ProcessCollector(m.labels()).Collect()) families.push_back(std::move(f));
   const std::string text = prometheus::TextSerializer().Serialize(families);
