@@ -33,6 +33,17 @@
 #      both Succeed, each with its checkpoints (recording it as their owner) in its own directory
 #      of the claim; a third job pointed at one of them is refused with a message naming both
 #      jobs and leaves those checkpoints as they were.
+#  10. data and pods that cannot start (tests/e2e/start_scenario.sh): a job whose data comes from
+#      a URL (an HTTP server on the node's address) with its sha256 Succeeds; one with a wrong
+#      sha256 Fails with a reason naming the checksum; a wrong image name shows ErrImagePull or
+#      ImagePullBackOff in a condition and then Fails; a request no node can hold shows
+#      Unschedulable and does not fail; a job without a claim warns that its checkpoints die
+#      with its pods.
+#  11. the quick start (tests/e2e/doc_scenario.sh): the cluster commands of README.md and
+#      docs/user-guide.md marked `<!-- doc-test N -->`, run verbatim in order: helm install, data
+#      by gzip ConfigMap and by claim, the examples the node can run to Succeeded (the GPU ones
+#      as a server-side dry run), names and the model copied off the cluster, uninstall. Runs
+#      last: it replaces scenario 1's release and its uninstall removes the CRDs.
 #
 #   tests/e2e/e2e_test.sh BIN_DIR CSV      (BIN_DIR holds petname and petname-operator)
 #
@@ -44,7 +55,7 @@
 # on exit (the cluster also by its watchdog); WORK is kept when a check failed.
 # Env: E2E_MAX_NAMES (default 6000), E2E_EPOCHS (default 6), E2E_BATCH (default 256), sizes of
 # each job (small enough for < 2 min per scenario on 2 cores, big enough to be killed mid-training);
-# E2E_SCENARIOS (default "1 2 3 4 5 6 7 8 9"): the scenarios to run after scenario 1, which installs
+# E2E_SCENARIOS (default "1 2 3 4 5 6 7 8 9 10 11"): the scenarios to run after scenario 1, which installs
 # the operator and always runs.
 set -euo pipefail
 
@@ -54,9 +65,9 @@ CSV=${2:?usage: e2e_test.sh BIN_DIR CSV}
 MAX_NAMES=${E2E_MAX_NAMES:-6000}
 EPOCHS=${E2E_EPOCHS:-6}
 BATCH=${E2E_BATCH:-256}
-SCENARIOS=${E2E_SCENARIOS:-1 2 3 4 5 6 7 8 9}
+SCENARIOS=${E2E_SCENARIOS:-1 2 3 4 5 6 7 8 9 10 11}
 for n in $SCENARIOS; do
-  [[ $n =~ ^[1-9]$ ]] || { echo "e2e_test.sh: E2E_SCENARIOS: no scenario '$n' (1-9)" >&2; exit 2; }
+  [[ $n =~ ^([1-9]|1[01])$ ]] || { echo "e2e_test.sh: E2E_SCENARIOS: no scenario '$n' (1-11)" >&2; exit 2; }
 done
 # shellcheck source-path=SCRIPTDIR source=../cluster/env.sh
 source "$ROOT/tests/cluster/env.sh"
@@ -162,7 +173,7 @@ report() {
     echo "| scenario | seconds |"
     echo "|---|---|"
     local s
-    for s in node-up 1-install-train 2-kill-rank 3-kill-operator 4-delete 5-processes 6-node-daemons 7-sweep 8-damaged-checkpoint 9-shared-claim; do
+    for s in node-up 1-install-train 2-kill-rank 3-kill-operator 4-delete 5-processes 6-node-daemons 7-sweep 8-damaged-checkpoint 9-shared-claim 10-start 11-quick-start; do
       echo "| $s | ${SCENARIO_SECONDS[$s]:-not run} |"
     done
     echo
@@ -307,6 +318,10 @@ source "$ROOT/tests/e2e/sweep_scenario.sh"
 source "$ROOT/tests/e2e/checkpoint_scenario.sh"
 # shellcheck source-path=SCRIPTDIR source=shared_claim_scenario.sh
 source "$ROOT/tests/e2e/shared_claim_scenario.sh"
+# shellcheck source-path=SCRIPTDIR source=doc_scenario.sh
+source "$ROOT/tests/e2e/doc_scenario.sh"
+# shellcheck source-path=SCRIPTDIR source=start_scenario.sh
+source "$ROOT/tests/e2e/start_scenario.sh"
 
 # ---- scenario 1: helm install, a 2-rank job to Succeeded ---------------------------------------
 scenario_1() {

@@ -1,0 +1,105 @@
+# shellcheck shell=bash
+# Scenario 11 of tests/e2e/e2e_test.sh (sourced; uses its helpers): the cluster commands of
+# README.md ("On Kubernetes") and docs/user-guide.md, run verbatim in the order of their
+# `<!-- doc-test N -->` markers (tests/e2e/doc_blocks.py), as a user runs them: kubectl and helm
+# on the PATH, the cluster's kubeconfig, the default namespace, the working directory a copy of
+# the repository's charts/, crds/, examples/ and scripts/ beside ../shared. What a real cluster
+# provides and our node does not is made first, outside the documented commands: the images under
+# the documented names (a registry's job) and two hostPath PersistentVolumes bound to the
+# documented claims (a storage provisioner's job). The documented `helm install` replaces the
+# release scenario 1 installed. Blocks 10-89 run, the results are checked, then the documented
+# uninstall (90-99) runs and is checked.
+
+# doc_volume CLAIM: a hostPath PersistentVolume (directory owned by the trainer's uid) bound in
+# advance to the claim CLAIM of the default namespace, as a provisioner would bind it
+doc_volume() {
+  local dir=$WORK/doc-volumes/$1
+  mkdir -p "$dir"
+  chown 65532:65532 "$dir"
+  k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: doc-$1}
+spec:
+  capacity: {storage: 5Gi}
+  accessModes: [ReadWriteMany, ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Delete
+  storageClassName: ""
+  hostPath: {path: "$dir", type: Directory}
+  claimRef: {namespace: default, name: $1}
+YAML
+}
+
+# doc_run FROM TO: runs the documented blocks FROM..TO in WORK/quickstart/repo (log: quickstart.log)
+doc_run() {
+  local script=$WORK/quickstart/blocks-$1-$2.sh
+  python3 "$ROOT/tests/e2e/doc_blocks.py" --from "$1" --to "$2" "$ROOT/README.md" \
+    "$ROOT/docs/user-guide.md" >"$script" || return 1
+  (cd "$WORK/quickstart/repo" && PATH="$PETNAME_BIN:$PATH" KUBECONFIG="$CLUSTER/kubeconfig" \
+    bash -x "$script") >>"$WORK/quickstart.log" 2>&1
+}
+
+scenario_11() {
+  local t0=$SECONDS
+  log "scenario 11: the README's and the user guide's cluster commands, verbatim"
+  "$HELM" --kubeconfig "$CLUSTER/kubeconfig" uninstall petname -n "$OP_NS" --wait >>"$CHECKS_LOG" 2>&1 || true
+  local image
+  for image in "$OPERATOR_IMAGE" "$TRAINER_IMAGE"; do
+    "${CTR[@]}" images tag --force "$image" "${image%:*}:dev" >>"$CHECKS_LOG" 2>&1 ||
+      { not_ok "tag $image as ${image%:*}:dev in the node's containerd"; return 1; }
+  done
+  doc_volume petname-data
+  doc_volume petname-checkpoints
+  mkdir -p "$WORK/quickstart/repo"
+  cp -a "$ROOT/charts" "$ROOT/crds" "$ROOT/examples" "$ROOT/scripts" "$WORK/quickstart/repo/"
+  [[ -d $ROOT/../shared ]] && ln -s "$(cd "$ROOT/../shared" && pwd)" "$WORK/quickstart/shared"
+  chmod -R a+rX "$WORK/quickstart"
+
+  if doc_run 10 89; then
+    ok "the documented install, data, jobs, names and model copy ran (doc-test blocks 10-89)"
+  else
+    not_ok "the documented install, data, jobs, names and model copy ran (doc-test blocks 10-89; $(grep -o '\[doc-test [0-9]*\] [^ ]*' "$WORK/quickstart.log" | tail -n 1) failed; log $WORK/quickstart.log)"
+    save_doc_logs
+    return 1
+  fi
+  SCENARIO_SECONDS[11-quick-start]=$((SECONDS - t0))
+  save_doc_logs
+  check "cpu-job read the gzip-compressed table from the ConfigMap" \
+    grep -q "petname: data: .* usable names" "$WORK/logs/cpu-job-rank-0.log"
+  check "template-job read the table from the claim filled with kubectl cp" \
+    grep -q "petname: data: .* usable names" "$WORK/logs/template-job-rank-0.log"
+  check "status.modelPath names the model beside the checkpoints" \
+    grep -qx "/checkpoints/cpu-job/model.safetensors" "$WORK/quickstart.log"
+  check "petname generate in the shell pod printed 10 names" \
+    test "$(sed -n '/petname generate --checkpoint/,/kubectl cp/p' "$WORK/quickstart.log" | grep -cE '^[A-Za-z][A-Za-z .-]*$')" -ge 10
+  check "the model was copied off the cluster (safetensors header)" python3 - "$WORK/quickstart/repo/model.safetensors" <<'PY'
+import json, struct, sys
+data = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", data[:8])[0]
+header = json.loads(data[8:8 + n])
+assert "lstm.weight_ih_l0" in header and "fc.weight" in header, sorted(header)
+PY
+  check "the documented claims hold the data and the model" \
+    test -f "$WORK/doc-volumes/petname-data/seattle_pet_licenses.csv" -a \
+    -f "$WORK/doc-volumes/petname-checkpoints/cpu-job/model.safetensors"
+
+  if doc_run 90 99; then ok "the documented uninstall ran (doc-test blocks 90-99)"; else
+    not_ok "the documented uninstall ran (doc-test blocks 90-99; log $WORK/quickstart.log)"
+    return 1
+  fi
+  no_doc_objects() {
+    [[ -z $(k -n default get pods,pvc -o name 2>/dev/null) ]] &&
+      ! k -n default get configmap pet-licenses >/dev/null 2>&1 &&
+      [[ -z $(k -n "$OP_NS" get pods -o name 2>/dev/null) ]] &&
+      ! k get crd petnametrainingjobs.petname.dev >/dev/null 2>&1
+  }
+  check "nothing of the quick start is left (pods, claims, ConfigMap, operator, CRDs)" eventually 120 no_doc_objects
+}
+
+save_doc_logs() {
+  local job
+  mkdir -p "$WORK/logs"
+  for job in cpu-job template-job; do
+    k -n default logs "$job-rank-0" >"$WORK/logs/$job-rank-0.log" 2>&1 || true
+  done
+}
