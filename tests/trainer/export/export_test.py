@@ -21,6 +21,7 @@ except ImportError as e:
     print(f"skipped: Python's torch cannot be imported ({e}); scripts/setup installs it")
     sys.exit(77)
 from safetensors import safe_open
+from safetensors.torch import load_file
 
 # Both sides are float32: petname's fused host LSTM loops and PyTorch's differ only in the
 # order of float additions, which moves a logit by ~1e-6 at most.
@@ -79,6 +80,17 @@ def check_file(example, path, checkpoint):
             worst = max(worst, diff)
             assert diff <= ATOL, f"prefix {prefix!r}: logits differ by {diff} > {ATOL}"
     print(f"logits of {len(PREFIXES)} prefixes match petname's: max |diff| {worst:.3g} <= {ATOL}")
+
+    # The tolerance tells a wrong layout apart: layer 0 with gates i and g swapped is far off.
+    state = load_file(path)
+    w = state["lstm.weight_ih_l0"]
+    state["lstm.weight_ih_l0"] = torch.cat([w[256:384], w[128:256], w[0:128], w[384:]])
+    wrong = example.Recipe()
+    wrong.load_state_dict(state, strict=True)
+    with torch.no_grad():
+        moved = max((wrong(example.encode(meta, p))[0] - torch.tensor(want[p])).abs().max().item()
+                    for p in PREFIXES)
+    assert moved > 100 * ATOL, f"swapped gates move the logits by only {moved}"
     return model, meta
 
 
