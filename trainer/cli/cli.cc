@@ -16,6 +16,7 @@
 #include "common/metrics/process_collector.h"
 #include "trainer/checkpoint/store.h"
 #include "trainer/cli/dist_flags.h"
+#include "trainer/cli/export_cli.h"
 #include "trainer/cli/owner_flags.h"
 #include "trainer/cli/sweep_cli.h"
 #include "trainer/data/dataset.h"
@@ -360,6 +361,8 @@ int Main(int argc, char** argv) {
   CLI::App* rep = AddReportCommand(&app, &r);
   sweep::SweepRunOptions sw;
   CLI::App* sweep_cmd = AddSweepCommand(&app, &sw);
+  ExportFlags x;
+  CLI::App* export_cmd = AddExportCommand(&app, &x);
   AddDistFlags(train, &t.dist);
   AddOwnerFlags(train, &t.owner, &t.options);
 
@@ -388,6 +391,10 @@ int Main(int argc, char** argv) {
     return Fail(Status::InvalidArgument(std::string(e.what()) + " (see petname --help)"), 0);
   }
   t.threads_given = train->count("--threads") > 0;
+  if (export_cmd->parsed()) {
+    const Status exported = RunExportCommand(x);
+    return exported.ok() ? 0 : Fail(exported, 0);
+  }
   int exit_code = 0;
   Status st = train->parsed()       ? RunTrain(t, argc, argv, &exit_code)
               : rep->parsed()       ? RunReportCommand(r)

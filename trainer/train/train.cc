@@ -15,6 +15,7 @@
 #include "trainer/data/vocabulary.h"
 #include "trainer/distributed/sampler.h"
 #include "trainer/distributed/stop_signal.h"
+#include "trainer/export/export.h"
 #include "trainer/train/device_step.h"
 #include "trainer/train/host_step.h"
 #include "trainer/train/run_fingerprint.h"
@@ -352,6 +353,12 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
   }
 
   PETNAME_RETURN_IF_ERROR(last_save);
+  if (lead && !o.checkpoint_dir.empty()) {  // the final model, for PyTorch (export/export.h)
+    const std::string path = o.checkpoint_dir + "/" + exporter::kModelFileName;
+    Status st = exporter::WriteRecipeModel(model, manifest, path);
+    if (!st.ok()) return Status::IoError("training finished, but " + st.message(), st.os_error());
+    reporter->Note("model exported to " + path + " (safetensors for the PyTorch recipe's model)");
+  }
   const std::string summary = step->Summary();
   if (!summary.empty()) reporter->Note(summary);
   result->epochs = manifest.epoch;

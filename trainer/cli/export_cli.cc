@@ -1,0 +1,31 @@
+#include "trainer/cli/export_cli.h"
+
+#include <cstdio>
+#include <vector>
+
+#include "trainer/export/export.h"
+
+namespace petname::cli {
+
+CLI::App* AddExportCommand(CLI::App* app, ExportFlags* flags) {
+  CLI::App* cmd = app->add_subcommand(
+      "export", "Write a checkpoint's model as safetensors for the PyTorch recipe's model.");
+  cmd->add_option("--checkpoint", flags->checkpoint,
+                  "Checkpoint directory, a file in one, or a --checkpoint-dir (newest valid)")
+      ->required();
+  cmd->add_option("--output", flags->output, "The .safetensors file to write")->required();
+  return cmd;
+}
+
+Status RunExportCommand(const ExportFlags& flags) {
+  std::vector<std::string> skipped;
+  std::string dir;
+  Status st = exporter::ExportCheckpoint(flags.checkpoint, flags.output, &skipped, &dir);
+  for (const std::string& s : skipped) {
+    std::fprintf(stderr, "petname: warning: skipping damaged checkpoint: %s\n", s.c_str());
+  }
+  if (st.ok()) std::printf("%s\n", flags.output.c_str());
+  return st;
+}
+
+}  // namespace petname::cli
