@@ -6,7 +6,7 @@
 #
 # Go as tests/cluster/build.sh finds it: $GO, else go on PATH, else /usr/local/go/bin/go; exit 77
 # (ctest: skipped) only when there is none. Modules and build cache are Go's defaults, the ones
-# tests/cluster/build.sh fills (first run: ~60 MB of modules downloaded, then cached).
+# tests/cluster/build.sh fills (the first run downloads the modules go.sum pins, then they are cached).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [[ $# -eq 2 ]] || { echo "usage: tests/katib/test.sh PETNAME_BIN DATA" >&2; exit 2; }
