@@ -113,6 +113,8 @@ def test_defaults():
     pod = dep["spec"]["template"]["spec"]
     c = container(objs)
     check("defaults: one replica", dep["spec"]["replicas"] == 1)
+    check("defaults: the image docker/build.sh tags (localhost/petname-operator:dev)",
+          c["image"] == "localhost/petname-operator:dev", c["image"])
     check("defaults: runs as the chart's ServiceAccount",
           pod["serviceAccountName"] == "rel-petname-operator")
     psc, sc = pod["securityContext"], c["securityContext"]

@@ -163,7 +163,7 @@ if out=$(k apply --validate=warn -n "$NS" -f "$TMP/pruned.yaml" 2>&1) && grep -q
   pass "unknown field with --validate=warn: accepted with a warning"
 else fail "unknown field with --validate=warn: accepted with a warning" "$out"; fi
 if [[ $(k get pntj pruned -n "$NS" -o 'jsonpath={.spec}' 2>&1) != *notAField* ]] &&
-  [[ $(k get pntj pruned -n "$NS" -o 'jsonpath={.spec.image}' 2>&1) == localhost/petname:dev ]]; then pass "unknown field pruned from storage"; else
+  [[ $(k get pntj pruned -n "$NS" -o 'jsonpath={.spec.image}' 2>&1) == localhost/petname-trainer:dev ]]; then pass "unknown field pruned from storage"; else
   fail "unknown field pruned from storage"; fi
 
 # ---- status subresource and printer columns ----------------------------------------------------

@@ -24,6 +24,7 @@
 #include "trainer/distributed/stop_signal.h"
 #include "trainer/generate/generate.h"
 #include "trainer/launch/cpu_budget.h"
+#include "trainer/metrics/katib_metrics_file.h"
 #include "trainer/metrics/metrics_server.h"
 #include "trainer/metrics/training_metrics.h"
 #include "trainer/train/defaults.h"
@@ -124,6 +125,7 @@ Status CheckTrainFlags(TrainFlags* f) {
   if (!(f->validation_fraction >= 0 && f->validation_fraction < 1)) {
     return Status::InvalidArgument("--validation-fraction must be in [0, 1)");
   }
+  PETNAME_RETURN_IF_ERROR(metrics::CheckKatibMetricsPath(o.katib_metrics_file, o.checkpoint_dir));
   if (o.resume && o.checkpoint_dir.empty()) {
     return Status::InvalidArgument("--resume needs --checkpoint-dir");
   }
@@ -345,6 +347,10 @@ int Main(int argc, char** argv) {
   train->add_option("--termination-log", t.termination_log,
                     "When training ends, rank 0 writes its progress metrics here (the "
                     "container's terminationMessagePath under the operator)");
+  t.options.katib_metrics_file = Env("PETNAME_KATIB_METRICS_FILE", "");
+  train->add_option("--katib-metrics-file", t.options.katib_metrics_file,
+                    "Rank 0 appends a line per epoch here in Katib's File collector JSON format "
+                    "(default $PETNAME_KATIB_METRICS_FILE, else none)");
   train->add_option("--goal", t.goal,
                     "validationLoss=V (reached when <= V) or validationAccuracy=V (>= V)");
   train->add_flag("--stop-at-goal", t.options.goal.stop,

@@ -9,6 +9,7 @@
 #include <c10/cuda/CUDAFunctions.h>
 #endif
 
+#include "trainer/metrics/katib_metrics_file.h"
 #include "trainer/metrics/metrics_log.h"
 #include "trainer/model/model.h"
 #include "trainer/train/goal.h"
@@ -52,6 +53,10 @@ Status RunRecorder::Start(int64_t resumed_epoch, int world_size, const std::stri
                           bool write_log) {
   world_size_ = world_size;
   write_log_ = write_log && !options_.checkpoint_dir.empty();
+  write_katib_ = write_log && !options_.katib_metrics_file.empty();
+  if (write_katib_) {
+    PETNAME_RETURN_IF_ERROR(metrics::CreateKatibMetricsFile(options_.katib_metrics_file));
+  }
   if (resumed_epoch > 0 && !options_.checkpoint_dir.empty()) {
     metrics::CarriedOver carried;
     PETNAME_RETURN_IF_ERROR(
@@ -126,7 +131,7 @@ Status RunRecorder::Epoch(int64_t epoch, double train_loss, double val_loss, dou
     metrics_->OnEpoch(static_cast<int>(epoch), train_loss, epoch_seconds, elapsed);
     if (options_.device == "cuda") RecordGpuMemory(metrics_);
   }
-  if (!write_log_) return Status::Ok();
+  if (!write_log_ && !write_katib_) return Status::Ok();
   metrics::EpochRecord record;
   record.epoch = static_cast<int>(epoch);
   record.train_loss = train_loss;
@@ -139,7 +144,9 @@ Status RunRecorder::Epoch(int64_t epoch, double train_loss, double val_loss, dou
   record.learning_rate = learning_rate_;
   record.world_size = world_size_;
   record.restarts = restarts_;
-  return metrics::AppendEpochRecord(LogPath(options_), record);
+  if (write_log_) PETNAME_RETURN_IF_ERROR(metrics::AppendEpochRecord(LogPath(options_), record));
+  if (!write_katib_) return Status::Ok();
+  return metrics::AppendKatibMetrics(options_.katib_metrics_file, record);
 }
 
 }  // namespace petname::train

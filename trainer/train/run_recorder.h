@@ -1,6 +1,7 @@
 // What the training loop records about itself besides the Reporter's lines: the rank's
 // Prometheus metrics (when the CLI enabled them) and, when checkpoints are written, one
-// metrics.jsonl line per epoch in the checkpoint directory (read by `petname report`).
+// metrics.jsonl line per epoch in the checkpoint directory (read by `petname report`) and,
+// with TrainOptions::katib_metrics_file, one line per epoch there in Katib's format.
 //
 // Per-step work is the metrics update only (a host read of the step's loss, at most once a
 // second when it lives on a GPU, then atomics); it is skipped entirely when metrics are
@@ -28,7 +29,7 @@ class RunRecorder {
   // Call once the starting epoch is known: `resumed_epoch` epochs are already done (0 for
   // a fresh run). Carries the job's training time and restart count over from
   // metrics.jsonl and publishes the run's facts. Only the rank with `write_log` (rank 0)
-  // appends to metrics.jsonl.
+  // appends to metrics.jsonl and the Katib metrics file (created here if missing).
   Status Start(int64_t resumed_epoch, int world_size, const std::string& backend, bool write_log);
 
   // One optimizer step of `samples` examples on this rank that started at `step_start`,
@@ -46,7 +47,8 @@ class RunRecorder {
   void CheckpointFailed(const std::string& reason);
 
   // An epoch ended: its mean training loss, validation results (NaN when there is no
-  // validation set), samples (all ranks) and wall time. Appends the metrics.jsonl line. The
+  // validation set), samples (all ranks) and wall time. Appends the metrics.jsonl line and
+  // the Katib metrics line. The
   // first epoch that meets the options' goal sets the goal-reached gauges.
   Status Epoch(int64_t epoch, double train_loss, double val_loss, double val_accuracy,
                int64_t samples, double epoch_seconds);
@@ -71,6 +73,7 @@ class RunRecorder {
   double last_loss_ = 0;      // the latest step loss read from the device
   std::chrono::steady_clock::time_point last_loss_read_{};
   bool write_log_ = false;
+  bool write_katib_ = false;
   int64_t goal_epoch_ = 0;
   double goal_seconds_ = 0;
 };

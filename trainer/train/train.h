@@ -54,6 +54,8 @@ struct TrainOptions {
   model::LstmImpl impl = model::LstmImpl::kHostForest;  // host-forest runs on the CPU only
   bool tf32 = true;            // CUDA: fp32 GEMMs and cuDNN may use TF32 tensor cores
   std::string checkpoint_dir;  // empty: no checkpoints
+  // Rank 0 appends a line per epoch here in Katib's format (metrics/katib_metrics_file.h).
+  std::string katib_metrics_file;
   int64_t checkpoint_every = kDefaultCheckpointEveryEpochs;  // the final epoch is always saved
   int keep = kDefaultKeep;
   bool resume = false;
