@@ -19,6 +19,7 @@
 #include "trainer/cli/export_cli.h"
 #include "trainer/cli/owner_flags.h"
 #include "trainer/cli/sweep_cli.h"
+#include "trainer/data/data_check.h"
 #include "trainer/data/dataset.h"
 #include "trainer/data/names.h"
 #include "trainer/distributed/stop_signal.h"
@@ -152,16 +153,6 @@ Status CheckTrainFlags(TrainFlags* f) {
   return Status::Ok();
 }
 
-std::string DataSummary(const data::NameList& names, const data::Dataset& d) {
-  return "data: " + std::to_string(names.names.size()) + " usable names (" +
-         std::to_string(d.distinct_names) + " distinct) of " + std::to_string(names.records) +
-         " records; dropped " + std::to_string(names.dropped_empty) + " empty, " +
-         std::to_string(names.dropped_bad_chars) + " with characters outside the vocabulary, " +
-         std::to_string(names.dropped_short_row) + " short rows; " + std::to_string(d.train.count) +
-         " training and " + std::to_string(d.validation.count) + " validation examples (" +
-         std::to_string(d.validation_distinct_names) + " names held out)";
-}
-
 Status WriteSummary(const std::string& path, const train::TrainResult& r) {
   struct rusage usage {};
   ::getrusage(RUSAGE_SELF, &usage);
@@ -218,11 +209,9 @@ Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   PETNAME_RETURN_IF_ERROR(
       data::LoadNames({f.data, f.column, f.max_names, f.max_data_bytes}, &names));
   data::Dataset dataset = data::BuildDataset(names.names, {8, f.validation_fraction});
-  reporter.Note(DataSummary(names, dataset));
+  PETNAME_RETURN_IF_ERROR(data::CheckTrainable(f.data, names, dataset));
+  reporter.Note(data::DataSummary(names, dataset));
   reporter.Note("threads: " + std::to_string(threads.threads) + " intra-op (" + threads.why + ")");
-  if (dataset.train.count == 0) {
-    return Status::InvalidArgument("no training examples left after the validation split");
-  }
   train::TrainResult result;
   PETNAME_RETURN_IF_ERROR(train::Train(dataset, f.options, &reporter, metrics.get(), &result));
   if (result.preempted) {
@@ -282,9 +271,11 @@ int Main(int argc, char** argv) {
   t.data = DefaultDataPath();
   t.options.threads = 0;  // until given: chosen from the CPU budget (launch/cpu_budget.h)
   CLI::App* train = app.add_subcommand("train", "Train the model (see the README).");
-  train->add_option("--data", t.data,
-                    "Seattle pet licence CSV or one name per line; default $PETNAME_DATA, else " +
-                        std::string(kDefaultData));
+  train->add_option(
+      "--data", t.data,
+      "Seattle pet licence CSV or one name per line, plain or gzip-compressed; default "
+      "$PETNAME_DATA, else " +
+          std::string(kDefaultData));
   train->add_option("--column", t.column,
                     "CSV column holding the names (default \"Animal's Name\")");
   train->add_option("--epochs", t.options.epochs, "Total epochs (a resumed run continues up to it)")
@@ -325,11 +316,14 @@ int Main(int argc, char** argv) {
   train->add_flag("--no-tf32", t.no_tf32,
                   "CUDA: keep fp32 GEMMs and cuDNN in full fp32 (no TF32 tensor cores)");
   train->add_option("--max-names", t.max_names, "Keep only the first N usable names (0: all)");
-  train->add_option("--max-data-bytes", t.max_data_bytes, "Refuse a larger --data file")
+  train
+      ->add_option("--max-data-bytes", t.max_data_bytes,
+                   "Refuse a larger --data file, or one that decompresses to more")
       ->capture_default_str();
   train
       ->add_option("--validation-fraction", t.validation_fraction,
-                   "Share of distinct names held out")
+                   "Share of distinct names held out (0: no validation; above 0 it must hold out a "
+                   "name)")
       ->capture_default_str();
   train->add_option("--checkpoint-dir", t.options.checkpoint_dir,
                     "Where checkpoints go (none if unset)");

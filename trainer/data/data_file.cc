@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "trainer/data/gzip.h"
+
 namespace petname::data {
 namespace {
 
@@ -53,9 +55,27 @@ Status ReadAll(int fd, const std::string& path, int64_t max_bytes, size_t expect
   return Status::Ok();
 }
 
+// Replaces `*contents` (the bytes of the gzip file `path`) by its decompressed data.
+Status Decompress(const std::string& path, int64_t max_bytes, std::string* contents) {
+  std::string text;
+  Status st = Gunzip(*contents, max_bytes, &text);
+  if (st.code() == Status::Code::kInvalidArgument) {
+    return Status::InvalidArgument("data file " + path +
+                                   " is gzip-compressed and decompresses to more than "
+                                   "--max-data-bytes " +
+                                   std::to_string(max_bytes) + " bytes");
+  }
+  if (st.code() == Status::Code::kCorruption) {
+    return Status::Corruption("data file " + path + ": " + st.message());
+  }
+  PETNAME_RETURN_IF_ERROR(st);
+  *contents = std::move(text);
+  return Status::Ok();
+}
+
 }  // namespace
 
-Status ReadDataFile(const std::string& path, int64_t max_bytes, std::string* out) {
+Status ReadDataFile(const std::string& path, int64_t max_bytes, DataFileContents* out) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return OsError(path, errno);
   PETNAME_RETURN_IF_ERROR(CheckKind(path, st, max_bytes));
@@ -63,9 +83,16 @@ Status ReadDataFile(const std::string& path, int64_t max_bytes, std::string* out
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return OsError(path, errno);
   Status result = ::fstat(fd, &st) == 0 ? CheckKind(path, st, max_bytes) : OsError(path, errno);
-  if (result.ok()) result = ReadAll(fd, path, max_bytes, static_cast<size_t>(st.st_size), out);
+  std::string contents;
+  if (result.ok()) {
+    result = ReadAll(fd, path, max_bytes, static_cast<size_t>(st.st_size), &contents);
+  }
   ::close(fd);
-  return result;
+  PETNAME_RETURN_IF_ERROR(result);
+  out->gzipped = IsGzip(contents);
+  if (out->gzipped) PETNAME_RETURN_IF_ERROR(Decompress(path, max_bytes, &contents));
+  out->text = std::move(contents);
+  return Status::Ok();
 }
 
 }  // namespace petname::data

@@ -10,11 +10,18 @@
 namespace petname::data {
 namespace {
 
-bool EndsWithCsv(const std::string& path) {
-  std::string ext = std::filesystem::path(path).extension().string();
+std::string LowerExtension(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".csv";
+  return ext;
+}
+
+// True when `path` ends in ".csv", or in ".csv.gz" for a gzip-compressed file.
+bool EndsWithCsv(const std::string& path, bool gzipped) {
+  std::filesystem::path p(path);
+  if (gzipped && LowerExtension(p) == ".gz") p = p.stem();
+  return LowerExtension(p) == ".csv";
 }
 
 bool FirstLineHasColumn(std::string_view text, const std::string& column) {
@@ -93,13 +100,13 @@ bool CleanName(const std::string& raw, std::string* clean, bool* empty) {
 
 Status LoadNames(const NameSourceOptions& options, NameList* out) {
   *out = NameList();
-  std::string contents;
+  DataFileContents contents;
   PETNAME_RETURN_IF_ERROR(ReadDataFile(options.path, options.max_bytes, &contents));
-  std::string_view text = StripBom(contents);
+  std::string_view text = StripBom(contents.text);
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return Status::InvalidArgument("data file " + options.path + " is empty");
   }
-  out->csv = EndsWithCsv(options.path) || !options.column.empty() ||
+  out->csv = EndsWithCsv(options.path, contents.gzipped) || !options.column.empty() ||
              FirstLineHasColumn(text, kDefaultColumn);
   if (out->csv) {
     PETNAME_RETURN_IF_ERROR(ReadCsv(text, options, out));

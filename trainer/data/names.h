@@ -1,5 +1,8 @@
 // Reading pet names from a file and cleaning them.
 //
+// The file may be gzip-compressed (data_file.h): it is then read as its decompressed contents,
+// and a name ending in ".csv.gz" counts as ending in ".csv".
+//
 // Format detection: the file is read as CSV when its name ends in ".csv" (any case), when
 // a column was asked for explicitly, or when its first line has a field equal to
 // kDefaultColumn ("Animal's Name"). Otherwise it is a plain text file with one name per
@@ -44,8 +47,8 @@ bool CleanName(const std::string& raw, std::string* clean, bool* empty);
 
 // Reads and cleans the names in `options.path` (ReadDataFile). Fails with NotFound/IoError
 // when the file cannot be read, InvalidArgument when it is not a regular file of at most
-// `max_bytes`, is empty, has no such column or no usable names, and Corruption when the CSV
-// is malformed.
+// `max_bytes` (compressed or not), is empty, has no such column or no usable names, and
+// Corruption when the CSV is malformed or the gzip stream damaged.
 Status LoadNames(const NameSourceOptions& options, NameList* out);
 
 }  // namespace petname::data

@@ -4,8 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "tests/support/temp_dir.h"
+#include "tests/trainer/data/gzip_compress.h"
 #include "trainer/data/dataset.h"
 
 namespace petname::data {
@@ -98,6 +100,86 @@ TEST_F(NamesTest, BadFiles) {
   EXPECT_NE(st.message().find("line 3"), std::string::npos) << st.message();
   o.path = dir_.string();
   EXPECT_EQ(LoadNames(o, &got).code(), Status::Code::kInvalidArgument);
+}
+
+// A gzip-compressed file reads as its contents, recognised by its bytes, not its name.
+TEST_F(NamesTest, GzipFilesReadAsTheirContents) {
+  using petname::testing::GzipCompress;
+  const std::string csv = "Id,Animal's Name\n1,Rex\n2,R2D2\n";
+  NameSourceOptions o;
+  NameList got;
+  for (const char* name : {"p.csv.gz", "p.CSV.GZ", "p.csv", "p.data"}) {
+    o.path = Write(name, GzipCompress(csv));
+    ASSERT_TRUE(LoadNames(o, &got).ok()) << name;
+    EXPECT_TRUE(got.csv) << name;
+    EXPECT_EQ(got.names, std::vector<std::string>{"rex"}) << name;
+    EXPECT_EQ(got.records, 2u) << name;
+  }
+  // A ".csv.gz" name makes a header-less CSV a CSV, as ".csv" does for the plain file.
+  o.column = "Name";
+  o.path = Write("n.csv.gz", GzipCompress("Name\nSpot\n"));
+  ASSERT_TRUE(LoadNames(o, &got).ok());
+  EXPECT_EQ(got.names, std::vector<std::string>{"spot"});
+  o.column.clear();
+  o.path = Write("names.txt.gz", GzipCompress("\xEF\xBB\xBFRex\r\nSpot\r\n"));
+  ASSERT_TRUE(LoadNames(o, &got).ok());
+  EXPECT_FALSE(got.csv);
+  EXPECT_EQ(got.names, (std::vector<std::string>{"rex", "spot"}));
+  // A ".gz" name alone does not make a plain file compressed.
+  o.path = Write("plain.txt.gz", "Rex\n");
+  ASSERT_TRUE(LoadNames(o, &got).ok());
+  EXPECT_EQ(got.names, std::vector<std::string>{"rex"});
+}
+
+TEST_F(NamesTest, GzipBombsAndDamagedGzip) {
+  using petname::testing::GzipCompress;
+  NameSourceOptions o;
+  NameList got;
+  o.path = Write("bomb.csv.gz", GzipCompress(std::string(size_t{4} << 20, 'a')));
+  o.max_bytes = int64_t{1} << 20;
+  Status st = LoadNames(o, &got);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(st.message(), "data file " + o.path +
+                              " is gzip-compressed and decompresses to more than "
+                              "--max-data-bytes 1048576 bytes");
+  o.max_bytes = kDefaultMaxDataBytes;
+  const std::string whole = GzipCompress("Rex\nSpot\n");
+  o.path = Write("cut.txt.gz", whole.substr(0, whole.size() - 3));
+  st = LoadNames(o, &got);
+  EXPECT_EQ(st.code(), Status::Code::kCorruption);
+  EXPECT_EQ(st.message(), "data file " + o.path + ": truncated gzip data: it ends after " +
+                              std::to_string(whole.size() - 3) +
+                              " bytes, before its compressed stream does");
+  o.path = Write("empty.txt.gz", GzipCompress(""));
+  st = LoadNames(o, &got);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(st.message(), "data file " + o.path + " is empty");
+}
+
+TEST(SeattleDataTest, GzippedTableReadsAsThePlainOne) {
+  if (!fs::exists(PETNAME_TEST_DATA)) GTEST_SKIP() << "no data at " << PETNAME_TEST_DATA;
+  std::string csv;
+  {
+    std::ifstream in(PETNAME_TEST_DATA, std::ios::binary);
+    csv.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  petname::testing::TempDir tmp;
+  const std::string gz = tmp.Join("seattle_pet_licenses.csv.gz");
+  std::ofstream(gz, std::ios::binary) << petname::testing::GzipCompress(csv, 9);
+  NameSourceOptions o;
+  NameList plain;
+  NameList packed;
+  o.path = PETNAME_TEST_DATA;
+  ASSERT_TRUE(LoadNames(o, &plain).ok());
+  o.path = gz;
+  ASSERT_TRUE(LoadNames(o, &packed).ok());
+  EXPECT_EQ(packed.names, plain.names);
+  EXPECT_EQ(packed.records, plain.records);
+  EXPECT_EQ(packed.dropped_empty, plain.dropped_empty);
+  EXPECT_EQ(packed.dropped_bad_chars, plain.dropped_bad_chars);
+  EXPECT_TRUE(packed.csv);
+  EXPECT_EQ(BuildDataset(packed.names, EncodeOptions()).fingerprint,
+            BuildDataset(plain.names, EncodeOptions()).fingerprint);
 }
 
 TEST(SeattleDataTest, CountsMatchTheDataReadme) {
