@@ -16,6 +16,7 @@
 #include "common/metrics/process_collector.h"
 #include "trainer/checkpoint/store.h"
 #include "trainer/cli/dist_flags.h"
+#include "trainer/cli/fetch_cli.h"
 #include "trainer/cli/owner_flags.h"
 #include "trainer/cli/sweep_cli.h"
 #include "trainer/data/dataset.h"
@@ -360,6 +361,8 @@ int Main(int argc, char** argv) {
   CLI::App* rep = AddReportCommand(&app, &r);
   sweep::SweepRunOptions sw;
   CLI::App* sweep_cmd = AddSweepCommand(&app, &sw);
+  FetchFlags fetch_flags;
+  CLI::App* fetch_cmd = AddFetchCommand(&app, &fetch_flags);
   AddDistFlags(train, &t.dist);
   AddOwnerFlags(train, &t.owner, &t.options);
 
@@ -392,6 +395,7 @@ int Main(int argc, char** argv) {
   Status st = train->parsed()       ? RunTrain(t, argc, argv, &exit_code)
               : rep->parsed()       ? RunReportCommand(r)
               : sweep_cmd->parsed() ? RunSweepCommand(sw, &exit_code)
+              : fetch_cmd->parsed() ? RunFetchCommand(fetch_flags)
                                     : RunGenerate(g);
   return st.ok() ? exit_code : Fail(st, exit_code);
 }
