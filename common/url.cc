@@ -17,7 +17,7 @@ bool HasControlOrSpace(const std::string& s) {
 }
 
 // Splits without judging the scheme: false when there is no "scheme://".
-bool Split(const std::string& url, HttpUrl* out) {
+bool Split(const std::string& url, DownloadUrl* out) {
   const size_t colon = url.find("://");
   if (colon == std::string::npos || colon == 0) return false;
   out->scheme = Lower(url.substr(0, colon));
@@ -40,8 +40,8 @@ bool Split(const std::string& url, HttpUrl* out) {
 
 }  // namespace
 
-Status ParseHttpUrl(const std::string& url, HttpUrl* out) {
-  HttpUrl parts;
+Status ParseDownloadUrl(const std::string& url, DownloadUrl* out) {
+  DownloadUrl parts;
   if (!Split(url, &parts) || (parts.scheme != "http" && parts.scheme != "https")) {
     return Status::InvalidArgument("the URL must start with http:// or https:// (got " +
                                    RedactUrl(url) + ")");
@@ -59,7 +59,7 @@ Status ParseHttpUrl(const std::string& url, HttpUrl* out) {
 }
 
 std::string RedactUrl(const std::string& url) {
-  HttpUrl parts;
+  DownloadUrl parts;
   if (!Split(url, &parts)) return "...";
   std::string shown = parts.scheme + "://" + parts.authority + parts.path;
   if (HasControlOrSpace(shown)) return parts.scheme + "://...";
@@ -67,7 +67,7 @@ std::string RedactUrl(const std::string& url) {
 }
 
 std::string UrlFileName(const std::string& url) {
-  HttpUrl parts;
+  DownloadUrl parts;
   if (!Split(url, &parts)) return "data";
   const std::string name = parts.path.substr(parts.path.rfind('/') + 1);
   const bool plain = !name.empty() && name != "." && name != ".." &&

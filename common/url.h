@@ -9,7 +9,7 @@
 namespace petname {
 
 // The parts of an http:// or https:// URL. `authority` is host[:port] without any userinfo.
-struct HttpUrl {
+struct DownloadUrl {
   std::string scheme;     // "http" or "https", lower case
   std::string authority;  // host[:port]
   std::string path;       // from the first '/' after the authority up to '?' or '#'; "" or "/..."
@@ -18,7 +18,7 @@ struct HttpUrl {
 // Parses `url` as scheme://[userinfo@]host[:port][/path][?query][#fragment]. InvalidArgument
 // (whose message shows the URL redacted) when the scheme is not http or https (file://, ftp://,
 // none), the host is empty, or the URL holds whitespace or control characters.
-Status ParseHttpUrl(const std::string& url, HttpUrl* out);
+Status ParseDownloadUrl(const std::string& url, DownloadUrl* out);
 
 // `url` as it may appear in messages and logs: scheme://host[:port]/path, without userinfo
 // (user:password@), query string or fragment, where credentials and signed tokens live. A

@@ -5,29 +5,30 @@
 namespace petname {
 namespace {
 
-TEST(ParseHttpUrl, AcceptsHttpAndHttpsWithPortPathAndQuery) {
-  HttpUrl url;
-  ASSERT_TRUE(ParseHttpUrl("https://data.example.org:8443/pets/seattle.csv?x=1#top", &url).ok());
+TEST(ParseDownloadUrl, AcceptsHttpAndHttpsWithPortPathAndQuery) {
+  DownloadUrl url;
+  ASSERT_TRUE(
+      ParseDownloadUrl("https://data.example.org:8443/pets/seattle.csv?x=1#top", &url).ok());
   EXPECT_EQ(url.scheme, "https");
   EXPECT_EQ(url.authority, "data.example.org:8443");
   EXPECT_EQ(url.path, "/pets/seattle.csv");
-  ASSERT_TRUE(ParseHttpUrl("HTTP://host", &url).ok());
+  ASSERT_TRUE(ParseDownloadUrl("HTTP://host", &url).ok());
   EXPECT_EQ(url.scheme, "http");
   EXPECT_EQ(url.path, "");
 }
 
-TEST(ParseHttpUrl, RefusesOtherSchemesAndHostlessUrls) {
-  HttpUrl url;
+TEST(ParseDownloadUrl, RefusesOtherSchemesAndHostlessUrls) {
+  DownloadUrl url;
   for (const char* bad : {"file:///etc/passwd", "ftp://host/x", "host/x.csv", "", "https://",
                           "https://:443/x", "https://user:pw@/x", "https://host/a b"}) {
-    Status st = ParseHttpUrl(bad, &url);
+    Status st = ParseDownloadUrl(bad, &url);
     EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << bad;
   }
 }
 
-TEST(ParseHttpUrl, MessageNeverShowsCredentials) {
-  HttpUrl url;
-  Status st = ParseHttpUrl("ftp://alice:s3cret@host/x?token=abc", &url);
+TEST(ParseDownloadUrl, MessageNeverShowsCredentials) {
+  DownloadUrl url;
+  Status st = ParseDownloadUrl("ftp://alice:s3cret@host/x?token=abc", &url);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.message().find("s3cret"), std::string::npos) << st.message();
   EXPECT_EQ(st.message().find("token"), std::string::npos) << st.message();

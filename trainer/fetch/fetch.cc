@@ -217,8 +217,8 @@ void InitCurlOnce() {
 }  // namespace
 
 Status CheckFetchOptions(FetchOptions* o) {
-  HttpUrl url;
-  Status parsed = ParseHttpUrl(o->url, &url);
+  DownloadUrl url;
+  Status parsed = ParseDownloadUrl(o->url, &url);
   if (!parsed.ok()) return Status::InvalidArgument("--url: " + parsed.message());
   if (!IsHex64(o->sha256)) {
     return Status::InvalidArgument("--sha256 must be 64 hex digits (the file's SHA-256)");
