@@ -1,5 +1,6 @@
 #include "operator/api/job.h"
 
+#include "common/url.h"
 #include "operator/api/names.h"
 #include "operator/api/quantity.h"
 
@@ -117,6 +118,43 @@ Status CheckProcesses(const JobSpec& spec) {
   return Status::Ok();
 }
 
+// dataset.url's companions; defaults dataset.path when a URL is given.
+Status CheckDatasetUrl(JobSpec* spec) {
+  if (spec->dataset_url.empty()) {
+    if (!spec->dataset_sha256.empty() || spec->dataset_max_bytes != 0) {
+      return Status::InvalidArgument("spec.dataset.sha256 and maxBytes are only used with url");
+    }
+    return Status::Ok();
+  }
+  DownloadUrl url;
+  Status parsed = ParseDownloadUrl(spec->dataset_url, &url);
+  if (!parsed.ok()) return Status::InvalidArgument("spec.dataset.url: " + parsed.message());
+  const std::string& sum = spec->dataset_sha256;
+  if (sum.size() != 64 || sum.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return Status::InvalidArgument(
+        "spec.dataset.sha256 must be the file's SHA-256 (64 lower-case hex digits) with url");
+  }
+  if (spec->has_dataset_volume) {
+    return Status::InvalidArgument(
+        "spec.dataset.url and spec.dataset.volume are mutually exclusive");
+  }
+  if (spec->dataset_max_bytes < 0) {
+    return Status::InvalidArgument("spec.dataset.maxBytes must be positive");
+  }
+  if (spec->dataset_path.empty()) spec->dataset_path = DefaultFetchPath(spec->dataset_url);
+  const std::string& path = spec->dataset_path;
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash);
+  std::string checkpoints = spec->checkpoint_path;
+  while (checkpoints.size() > 1 && checkpoints.back() == '/') checkpoints.pop_back();
+  if (path.front() != '/' || dir.empty() || slash + 1 == path.size() || dir == checkpoints) {
+    return Status::InvalidArgument(
+        "spec.dataset.path must be a file in an absolute directory other than / and "
+        "checkpoint.path with url (the directory becomes the download's volume)");
+  }
+  return Status::Ok();
+}
+
 Status ReadSpec(const Json& spec_json, JobSpec* spec) {
   Status st;
   Reader r(spec_json, "", &st);
@@ -134,6 +172,9 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
   data.String("path", &spec->dataset_path);
   data.String("column", &spec->dataset_column);
   data.Int("maxNames", &spec->dataset_max_names);
+  data.String("url", &spec->dataset_url);
+  data.String("sha256", &spec->dataset_sha256);
+  data.Int("maxBytes", &spec->dataset_max_bytes);
   if (data.Field("volume") != nullptr) {
     spec->has_dataset_volume = true;
     ReadVolume(data.Child("volume"), &spec->dataset_volume);
@@ -204,6 +245,7 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
   if (spec->backend.empty()) spec->backend = spec->gpus_per_replica > 0 ? "nccl" : "gloo";
   if (spec->replicas < 1) return Status::InvalidArgument("spec.replicas must be at least 1");
   if (spec->image.empty()) return Status::InvalidArgument("spec.image is required");
+  PETNAME_RETURN_IF_ERROR(CheckDatasetUrl(spec));
   if (spec->dataset_path.empty()) return Status::InvalidArgument("spec.dataset.path is required");
   if (spec->backend != "nccl" && spec->backend != "gloo") {
     return Status::InvalidArgument("spec.backend must be nccl or gloo, not '" + spec->backend +
@@ -247,6 +289,10 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
 }
 
 }  // namespace
+
+std::string DefaultFetchPath(const std::string& url) {
+  return std::string(kFetchDir) + "/" + UrlFileName(url);
+}
 
 std::string CheckpointDir(const JobSpec& spec, const std::string& job_name) {
   const std::string& base = spec.checkpoint_path;

@@ -64,6 +64,12 @@ struct JobSpec {
   int64_t dataset_max_names = 0;  // 0 = all
   bool has_dataset_volume = false;
   VolumeSpec dataset_volume;
+  // dataset.url: downloaded into dataset_path (defaulted by JobFromJson, see DefaultFetchPath)
+  // by the fetch-data init container (controller/data_fetch.h) and checked against
+  // dataset_sha256; dataset_max_bytes caps it (0 = the trainer's default).
+  std::string dataset_url;
+  std::string dataset_sha256;
+  int64_t dataset_max_bytes = 0;
 
   int epochs = 10;
   int batch_size_per_replica = 4096;  // per rank (process)
@@ -137,8 +143,14 @@ int ProcessesPerPod(const JobSpec& spec);
 // The world size: replicas x ProcessesPerPod.
 int WorldSize(const JobSpec& spec);
 
+// Where a dataset.url is downloaded when dataset.path is unset: kFetchDir/<UrlFileName(url)>.
+inline constexpr char kFetchDir[] = "/var/petname/data";
+std::string DefaultFetchPath(const std::string& url);
+
 // Parses a PetNameTrainingJob object, applying defaults. InvalidArgument names the first field
-// the operator cannot act on (replicas < 1, missing image or dataset.path, unknown backend,
+// the operator cannot act on (replicas < 1, missing image or dataset.path (without dataset.url),
+// a dataset.url that is not http(s) or lacks a valid sha256, or whose path's directory is / or
+// checkpoint.path, unknown backend,
 // resources.cpu that is no CPU quantity, processesPerReplica outside 1..64 or unequal to a
 // non-zero gpusPerReplica, ...).
 Status JobFromJson(const Json& obj, Job* out);

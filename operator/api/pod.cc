@@ -34,6 +34,20 @@ std::optional<Termination> TrainerTerminated(const Json& pod) {
   return now ? now : TerminationAt(*chosen, "/lastState/terminated");
 }
 
+void InitFailed(const Json& pod, ObservedPod* out) {
+  const Json* statuses = ArrayAt(pod, "/status/initContainerStatuses");
+  if (statuses == nullptr) return;
+  for (const Json& c : *statuses) {
+    std::optional<Termination> t = TerminationAt(c, "/state/terminated");
+    if (!t) t = TerminationAt(c, "/lastState/terminated");
+    if (t && t->exit_code != 0) {
+      out->init_failed = t;
+      out->init_failed_name = kube::StringAt(c, "/name");
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 int LabelNumber(const std::string& value, int fallback) {
@@ -78,6 +92,7 @@ ObservedPod PodFromJson(const Json& pod) {
     }
   }
   out.trainer_terminated = TrainerTerminated(pod);
+  InitFailed(pod, &out);
   return out;
 }
 

@@ -40,6 +40,10 @@ struct ObservedPod {
   // The trainer container's termination (the first container's when none is named "trainer");
   // nullopt while it has not terminated.
   std::optional<Termination> trainer_terminated;
+  // The first init container that terminated with a non-zero exit code (its current state, else
+  // its last one), and its name; nullopt when none did.
+  std::optional<Termination> init_failed;
+  std::string init_failed_name;
 
   // The condition of `type`, or nullptr.
   const PodCondition* Condition(const std::string& type) const;

@@ -7,6 +7,7 @@
 #include "operator/api/pod.h"
 #include "operator/api/quantity.h"
 #include "operator/api/sweep.h"
+#include "operator/controller/data_fetch.h"
 #include "operator/controller/gang.h"
 #include "operator/controller/pod_template.h"
 #include "operator/kube/object.h"
@@ -145,6 +146,8 @@ Json OperatorPod(const api::Job& job, int index) {
                       {"mountPath", s.dataset_volume.mount_path},
                       {"readOnly", s.dataset_volume.read_only}});
   }
+  Json init_containers = Json::array();
+  AddDataFetch(s, Resources(s), &volumes, &mounts, &init_containers);
   Json container = {{"name", "trainer"},
                     {"image", s.image},
                     {"imagePullPolicy", s.image_pull_policy},
@@ -167,6 +170,7 @@ Json OperatorPod(const api::Job& job, int index) {
                {"subdomain", job.name},
                {"containers", Json::array({container})},
                {"volumes", volumes}};
+  if (!init_containers.empty()) spec["initContainers"] = init_containers;
   for (const char* key :
        {"schedulerName", "priorityClassName", "nodeSelector", "tolerations", "affinity"}) {
     if (s.scheduling.is_object() && s.scheduling.contains(key)) spec[key] = s.scheduling[key];
@@ -281,6 +285,9 @@ std::vector<std::string> TrainArgs(const api::Job& job) {
   if (!s.dataset_column.empty()) args.insert(args.end(), {"--column", s.dataset_column});
   if (s.dataset_max_names > 0) {
     args.insert(args.end(), {"--max-names", std::to_string(s.dataset_max_names)});
+  }
+  if (s.dataset_max_bytes > 0) {
+    args.insert(args.end(), {"--max-data-bytes", std::to_string(s.dataset_max_bytes)});
   }
   const Threads threads = RankThreads(s);
   if (threads.count > 0) args.insert(args.end(), {"--threads", std::to_string(threads.count)});

@@ -15,7 +15,8 @@
 //    job's Secret (RendezvousSecret); then the spec's env. With P > 1 there is no RANK or
 //    LOCAL_RANK: the container runs `petname train --nproc P`, whose launcher gives each process
 //    RANK=i*P+k and LOCAL_RANK=k (k = 0..P-1); args of `petname train` from TrainArgs;
-//    nvidia.com/gpu limit gpusPerReplica; checkpoint (claim or emptyDir) and dataset volumes;
+//    nvidia.com/gpu limit gpusPerReplica; checkpoint (claim or emptyDir) and dataset volumes
+//    (with dataset.url an emptyDir filled by the fetch-data init container: data_fetch.h);
 //    container ports metrics (metrics.port), metrics-k (metrics.port + k, local rank k's metrics)
 //    for k = 1..P-1 and rendezvous (masterPort); label
 //    petname.dev/restart-generation=<status.restarts>, so pods of an earlier gang restart are never
@@ -85,7 +86,7 @@ Threads RankThreads(const api::JobSpec& spec);
 
 // The arguments after `petname train` for one pod: `--nproc P` first when P > 1, then data,
 // hyper-parameters, checkpoint and metrics flags, `--resume`, `--threads` (RankThreads) and
-// `--device cuda` with GPUs.
+// `--device cuda` with GPUs; `--max-data-bytes` with dataset.maxBytes.
 // The checkpoint directory is api::CheckpointDir (the job's name under checkpoint.path unless
 // checkpoint.subPath says otherwise).
 std::vector<std::string> TrainArgs(const api::Job& job);

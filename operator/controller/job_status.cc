@@ -153,6 +153,11 @@ void Decider::Restart(const RankFailure& f, int generation) {
            what + " (the checkpoint directory cannot be written; not retried)");
     return;
   }
+  if (DataFetchFailed(f)) {
+    Finish(false, "DataFetchFailed",
+           what + " (spec.dataset.url could not be fetched; not retried)");
+    return;
+  }
   if (!Retryable(spec_.restart_policy, f)) {
     Finish(false, "RankFailed",
            what + " (not retried under restartPolicy " + spec_.restart_policy + ")");

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "common/exit_codes.h"
+#include "operator/controller/data_fetch.h"
 
 namespace petname::controller {
 namespace {
@@ -35,10 +36,13 @@ bool PodFailed(const api::ObservedPod& pod, RankFailure* out) {
   f.disruption = IsDisruptionReason(pod.reason) || pod.ConditionTrue("DisruptionTarget");
   f.reason = pod.reason;
   f.message = pod.message;
-  if (pod.trainer_terminated) {
-    f.exit_code = pod.trainer_terminated->exit_code;
-    if (f.reason.empty()) f.reason = pod.trainer_terminated->reason;
-    if (f.message.empty()) f.message = FailureLine(pod.trainer_terminated->message);
+  const std::optional<api::Termination>& t =
+      pod.trainer_terminated ? pod.trainer_terminated : pod.init_failed;
+  if (!pod.trainer_terminated && pod.init_failed) f.init_container = pod.init_failed_name;
+  if (t) {
+    f.exit_code = t->exit_code;
+    if (f.reason.empty()) f.reason = t->reason;
+    if (f.message.empty()) f.message = FailureLine(t->message);
   }
   if (f.reason.empty()) f.reason = "Failed";
   *out = std::move(f);
@@ -49,8 +53,15 @@ bool CheckpointDirUnusable(const RankFailure& failure) {
   return failure.exit_code == kExitCheckpointDirUnusable && !failure.disruption;
 }
 
+bool DataFetchFailed(const RankFailure& failure) {
+  return failure.init_container == kFetchContainer && !failure.disruption &&
+         (failure.exit_code == 1 || failure.exit_code == 2);
+}
+
 bool Retryable(const std::string& restart_policy, const RankFailure& failure) {
-  if (restart_policy == "Never" || CheckpointDirUnusable(failure)) return false;
+  if (restart_policy == "Never" || CheckpointDirUnusable(failure) || DataFetchFailed(failure)) {
+    return false;
+  }
   if (restart_policy == "OnFailure") return true;
   if (failure.disruption || failure.exit_code < 0) return true;
   return failure.exit_code >= 128;
@@ -68,6 +79,7 @@ std::string Describe(const RankFailure& f, int processes_per_pod) {
   } else {
     out = "pod " + f.pod + " failed";
   }
+  if (!f.init_container.empty()) out += ": init container " + f.init_container;
   if (f.exit_code >= 0) {
     out += ": exit code " + std::to_string(f.exit_code) + " (" + f.reason + ")";
   } else {

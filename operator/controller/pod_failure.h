@@ -17,6 +17,13 @@
 // cannot fix. The job fails at once with reason CheckpointDirUnusable instead of spending its
 // backoffLimit.
 //
+// A pod whose init container failed (its trainer never ran) takes the exit code, reason and
+// message from that init container's terminated state, and names it (init_container). When it
+// is the operator's fetch-data container (data_fetch.h) exiting 1 or 2 (`petname fetch`: the
+// download failed after its retries, the checksum differs, a usage error) and not a
+// disruption, the failure is permanent under every policy (DataFetchFailed): restarting the
+// same pod spec downloads the same bytes, so the job fails at once with reason DataFetchFailed.
+//
 // The trainer container uses terminationMessagePolicy FallbackToLogsOnError, so the terminated
 // state's message of a failed trainer is the tail of its log (up to 80 lines). RankFailure keeps
 // one line of it: the last "petname: error: ..." line (the CLI's one error line, also behind a
@@ -37,6 +44,7 @@ struct RankFailure {
   std::string reason;   // CamelCase: OOMKilled, Error, Evicted, NodeLost, ... ("Failed" if none)
   std::string message;  // one line (see above)
   bool disruption = false;
+  std::string init_container;  // the init container that failed ("" = none did)
 };
 
 // The line of a terminated state's message that explains the failure (see above).
@@ -50,8 +58,12 @@ bool Retryable(const std::string& restart_policy, const RankFailure& failure);
 // True when the trainer reported an unusable checkpoint directory (see above).
 bool CheckpointDirUnusable(const RankFailure& failure);
 
+// True when the fetch-data init container could not provide the dataset (see above).
+bool DataFetchFailed(const RankFailure& failure);
+
 // With one process per pod: "rank 1 (pod rex-rank-1) failed: exit code 137 (OOMKilled): message";
-// with P > 1: "pod rex-rank-1 (ranks 2..3) failed: ..." (parts absent when unknown).
+// with P > 1: "pod rex-rank-1 (ranks 2..3) failed: ..." (parts absent when unknown); an init
+// container's failure reads "...failed: init container fetch-data: exit code 1 (Error): ...".
 std::string Describe(const RankFailure& failure, int processes_per_pod);
 
 }  // namespace petname::controller

@@ -67,7 +67,8 @@ void MergeContainers(const Json& extra, const char* list, Json* spec,
     if (names.count(name)) {
       conflicts->push_back(field + ": " + Quoted(name) +
                            " is already a container name in the rank pods (the operator's own "
-                           "container is \"trainer\"); give yours another name");
+                           "are \"trainer\" and, with dataset.url, the init container "
+                           "\"fetch-data\"); give yours another name");
       continue;
     }
     bool clash = false;

@@ -6,8 +6,9 @@
 //    petname.dev/, app.kubernetes.io/name, the gang keys scheduling.x-k8s.io/pod-group and
 //    scheduling.k8s.io/group-name);
 //  - spec.containers (sidecars), spec.initContainers: appended, except containers named like
-//    one of the pod's (the trainer) and sidecars with a containerPort of the pod's (metrics,
-//    metrics-<k>, rendezvous: the containers of a pod share its network);
+//    one of the pod's (the trainer, and fetch-data with dataset.url) and sidecars with a
+//    containerPort of the pod's (metrics, metrics-<k>, rendezvous: the containers of a pod share
+//    its network);
 //  - spec.volumes: appended, except names the pod already uses (checkpoints, dataset);
 //  - spec.automountServiceAccountToken: set, replacing the operator's default (false: the
 //    trainer never calls the API server, so rank pods mount no token unless the template asks);

@@ -17,6 +17,7 @@
 #include "trainer/checkpoint/store.h"
 #include "trainer/cli/dist_flags.h"
 #include "trainer/cli/export_cli.h"
+#include "trainer/cli/fetch_cli.h"
 #include "trainer/cli/owner_flags.h"
 #include "trainer/cli/sweep_cli.h"
 #include "trainer/data/data_check.h"
@@ -363,6 +364,8 @@ int Main(int argc, char** argv) {
   CLI::App* sweep_cmd = AddSweepCommand(&app, &sw);
   ExportFlags x;
   CLI::App* export_cmd = AddExportCommand(&app, &x);
+  FetchFlags fetch_flags;
+  CLI::App* fetch_cmd = AddFetchCommand(&app, &fetch_flags);
   AddDistFlags(train, &t.dist);
   AddOwnerFlags(train, &t.owner, &t.options);
 
@@ -391,15 +394,13 @@ int Main(int argc, char** argv) {
     return Fail(Status::InvalidArgument(std::string(e.what()) + " (see petname --help)"), 0);
   }
   t.threads_given = train->count("--threads") > 0;
-  if (export_cmd->parsed()) {
-    const Status exported = RunExportCommand(x);
-    return exported.ok() ? 0 : Fail(exported, 0);
-  }
   int exit_code = 0;
-  Status st = train->parsed()       ? RunTrain(t, argc, argv, &exit_code)
-              : rep->parsed()       ? RunReportCommand(r)
-              : sweep_cmd->parsed() ? RunSweepCommand(sw, &exit_code)
-                                    : RunGenerate(g);
+  Status st = train->parsed()        ? RunTrain(t, argc, argv, &exit_code)
+              : rep->parsed()        ? RunReportCommand(r)
+              : sweep_cmd->parsed()  ? RunSweepCommand(sw, &exit_code)
+              : fetch_cmd->parsed()  ? RunFetchCommand(fetch_flags)
+              : export_cmd->parsed() ? RunExportCommand(x)
+                                     : RunGenerate(g);
   return st.ok() ? exit_code : Fail(st, exit_code);
 }
 
