@@ -18,6 +18,13 @@ inline constexpr char kSuspended[] = "Suspended";
 inline constexpr char kRestarting[] = "Restarting";
 // False with reason Unschedulable while a rank has not been scheduled for too long.
 inline constexpr char kPodsScheduled[] = "PodsScheduled";
+// Whether every rank pod of the current attempt is Ready (or has Succeeded): False with reason
+// PodsStarting while they start, or with the reason that blocks one (a start error such as
+// ImagePullBackOff, or Unschedulable) and "<pod>: <message>" (controller/pod_start.h).
+inline constexpr char kPodsReady[] = "PodsReady";
+// Whether checkpoints and the exported model outlive the pods: False with reason EmptyDir when
+// spec.checkpoint.claimName is unset, True with reason PersistentVolumeClaim otherwise.
+inline constexpr char kCheckpointsPersistent[] = "CheckpointsPersistent";
 // False with reason GangSchedulingUnavailable when the gang scheduler's PodGroup API is absent.
 inline constexpr char kGangScheduling[] = "GangScheduling";
 

@@ -213,6 +213,7 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
   run.Int("ttlSecondsAfterFinished", &spec->ttl_seconds_after_finished);
   run.String("cleanPodPolicy", &spec->clean_pod_policy);
   run.Bool("suspend", &spec->suspend);
+  run.Int("startErrorTimeoutSeconds", &spec->start_error_timeout_seconds);
 
   if (const Json* v = r.Field("scheduling")) spec->scheduling = *v;
   Reader sched = r.Child("scheduling");
@@ -259,6 +260,9 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
   if (spec->clean_pod_policy != "Running" && spec->clean_pod_policy != "All" &&
       spec->clean_pod_policy != "None") {
     return Status::InvalidArgument("spec.runPolicy.cleanPodPolicy must be Running, All or None");
+  }
+  if (spec->start_error_timeout_seconds < 1) {
+    return Status::InvalidArgument("spec.runPolicy.startErrorTimeoutSeconds must be at least 1");
   }
   if (!ValidSubPath(spec->checkpoint_sub_path)) {
     return Status::InvalidArgument(

@@ -103,6 +103,9 @@ struct JobSpec {
   int64_t ttl_seconds_after_finished = -1;   // -1 = keep the finished job
   std::string clean_pod_policy = "Running";  // Running, All or None
   bool suspend = false;
+  // How long a rank pod's container may wait with a start error (ImagePullBackOff, ...,
+  // controller/pod_start.h) before the job fails with that reason.
+  int64_t start_error_timeout_seconds = 300;
 
   // scheduling
   int unschedulable_after_seconds = 60;  // Pending+Unschedulable this long is surfaced

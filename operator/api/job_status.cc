@@ -101,12 +101,18 @@ bool Progress::operator==(const Progress& o) const {
          goal_reached_time == o.goal_reached_time;
 }
 
+bool ModelVolume::operator==(const ModelVolume& o) const {
+  return claim_name == o.claim_name && sub_path == o.sub_path;
+}
+
 bool JobStatus::operator==(const JobStatus& o) const {
   return phase == o.phase && conditions == o.conditions && active == o.active && ready == o.ready &&
          succeeded == o.succeeded && failed == o.failed && ranks == o.ranks &&
          restarts == o.restarts && start_time == o.start_time &&
          completion_time == o.completion_time && last_restart_time == o.last_restart_time &&
-         observed_generation == o.observed_generation && progress == o.progress;
+         observed_generation == o.observed_generation && progress == o.progress &&
+         reason == o.reason && message == o.message && model_path == o.model_path &&
+         model == o.model;
 }
 
 JobStatus JobStatusFromJson(const Json& status) {
@@ -132,6 +138,13 @@ JobStatus JobStatusFromJson(const Json& status) {
   auto progress = status.find("progress");
   if (progress != status.end() && progress->is_object()) {
     out.progress = ProgressFromJson(*progress);
+  }
+  out.reason = String(status, "reason");
+  out.message = String(status, "message");
+  out.model_path = String(status, "modelPath");
+  auto model = status.find("model");
+  if (model != status.end() && model->is_object()) {
+    out.model = ModelVolume{String(*model, "claimName"), String(*model, "subPath")};
   }
   return out;
 }
@@ -175,6 +188,10 @@ Json JobStatusToJson(const JobStatus& s) {
   PutTime(&out, "lastRestartTime", s.last_restart_time);
   out["observedGeneration"] = s.observed_generation;
   if (s.progress) out["progress"] = ProgressToJson(*s.progress);
+  if (!s.reason.empty()) out["reason"] = s.reason;
+  if (!s.message.empty()) out["message"] = s.message;
+  if (!s.model_path.empty()) out["modelPath"] = s.model_path;
+  if (s.model) out["model"] = {{"claimName", s.model->claim_name}, {"subPath", s.model->sub_path}};
   return out;
 }
 

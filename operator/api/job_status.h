@@ -53,6 +53,15 @@ struct Progress {
   bool operator!=(const Progress& o) const { return !(*this == o); }
 };
 
+// status.model: where a Succeeded job's exported model is on its checkpoint claim.
+struct ModelVolume {
+  std::string claim_name;
+  std::string sub_path;  // the file's path inside the claim's volume
+
+  bool operator==(const ModelVolume& o) const;
+  bool operator!=(const ModelVolume& o) const { return !(*this == o); }
+};
+
 struct JobStatus {
   JobPhase phase = JobPhase::kUnset;
   std::vector<Condition> conditions;
@@ -67,6 +76,14 @@ struct JobStatus {
   std::optional<int64_t> last_restart_time;
   int64_t observed_generation = 0;
   std::optional<Progress> progress;
+  // Why the job is in its phase when that needs attention (controller/status_summary.h); "" when
+  // nothing does.
+  std::string reason;
+  std::string message;
+  // The exported model (model.safetensors) as the rank pods see it, once Succeeded, and, with a
+  // checkpoint claim, where it is on that claim.
+  std::string model_path;
+  std::optional<ModelVolume> model;
 
   bool operator==(const JobStatus& o) const;
   bool operator!=(const JobStatus& o) const { return !(*this == o); }

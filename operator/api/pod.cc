@@ -48,6 +48,19 @@ void InitFailed(const Json& pod, ObservedPod* out) {
   }
 }
 
+void AddWaiting(const Json& pod, const char* pointer, bool init, ObservedPod* out) {
+  const Json* statuses = ArrayAt(pod, pointer);
+  if (statuses == nullptr) return;
+  for (const Json& c : *statuses) {
+    Json::json_pointer waiting("/state/waiting");
+    if (!c.is_object() || !c.contains(waiting) || !c.at(waiting).is_object()) continue;
+    const Json& w = c.at(waiting);
+    out->waiting.push_back(WaitingContainer{kube::StringAt(c, "/name"), kube::StringAt(c, "/image"),
+                                            init, kube::StringAt(w, "/reason"),
+                                            kube::StringAt(w, "/message")});
+  }
+}
+
 }  // namespace
 
 int LabelNumber(const std::string& value, int fallback) {
@@ -80,6 +93,10 @@ ObservedPod PodFromJson(const Json& pod) {
   out.reason = kube::StringAt(pod, "/status/reason");
   out.message = kube::StringAt(pod, "/status/message");
   out.pod_ip = kube::StringAt(pod, "/status/podIP");
+  int64_t created = 0;
+  if (kube::ParseTime(kube::StringAt(pod, "/metadata/creationTimestamp"), &created)) {
+    out.creation_time = created;
+  }
   if (const Json* conds = ArrayAt(pod, "/status/conditions")) {
     for (const Json& c : *conds) {
       PodCondition pc{kube::StringAt(c, "/type"), kube::StringAt(c, "/status"),
@@ -93,6 +110,8 @@ ObservedPod PodFromJson(const Json& pod) {
   }
   out.trainer_terminated = TrainerTerminated(pod);
   InitFailed(pod, &out);
+  AddWaiting(pod, "/status/initContainerStatuses", true, &out);
+  AddWaiting(pod, "/status/containerStatuses", false, &out);
   return out;
 }
 

@@ -27,15 +27,25 @@ struct Termination {
   std::string message;
 };
 
+// A container of the pod waiting to start (its state.waiting): an init container or a container.
+struct WaitingContainer {
+  std::string name;
+  std::string image;  // the image its status names (the pod's spec is not cached)
+  bool init = false;
+  std::string reason;  // ContainerCreating, PodInitializing, ErrImagePull, ImagePullBackOff, ...
+  std::string message;
+};
+
 struct ObservedPod {
   std::string name;
-  int rank = -1;               // label petname.dev/rank; -1 when absent or not a number
-  int restart_generation = 0;  // label petname.dev/restart-generation; absent reads as 0
-  bool deleting = false;       // metadata.deletionTimestamp is set
-  std::string phase;           // status.phase: Pending, Running, Succeeded, Failed or ""
-  std::string reason;          // status.reason (Evicted, NodeLost, ...)
-  std::string message;         // status.message
-  std::string pod_ip;          // status.podIP
+  int rank = -1;                         // label petname.dev/rank; -1 when absent or not a number
+  int restart_generation = 0;            // label petname.dev/restart-generation; absent reads as 0
+  bool deleting = false;                 // metadata.deletionTimestamp is set
+  std::string phase;                     // status.phase: Pending, Running, Succeeded, Failed or ""
+  std::string reason;                    // status.reason (Evicted, NodeLost, ...)
+  std::string message;                   // status.message
+  std::string pod_ip;                    // status.podIP
+  std::optional<int64_t> creation_time;  // metadata.creationTimestamp, Unix seconds
   std::vector<PodCondition> conditions;
   // The trainer container's termination (the first container's when none is named "trainer");
   // nullopt while it has not terminated.
@@ -44,6 +54,8 @@ struct ObservedPod {
   // its last one), and its name; nullopt when none did.
   std::optional<Termination> init_failed;
   std::string init_failed_name;
+  // Containers waiting to start: init containers first, then containers, in status order.
+  std::vector<WaitingContainer> waiting;
 
   // The condition of `type`, or nullptr.
   const PodCondition* Condition(const std::string& type) const;

@@ -3,7 +3,11 @@
 #include <algorithm>
 
 #include "operator/api/conditions.h"
+#include "operator/controller/job_events.h"
+#include "operator/controller/job_outputs.h"
 #include "operator/controller/pod_failure.h"
+#include "operator/controller/pod_start.h"
+#include "operator/controller/status_summary.h"
 
 namespace petname::controller {
 namespace {
@@ -42,11 +46,6 @@ void SetCounts(const Counts& c, api::JobStatus* status) {
 std::string CondReason(const api::JobStatus& status, const std::string& type) {
   const api::Condition* c = api::FindCondition(status.conditions, type);
   return c != nullptr ? c->reason : "";
-}
-
-std::string CondMessage(const api::JobStatus& status, const std::string& type) {
-  const api::Condition* c = api::FindCondition(status.conditions, type);
-  return c != nullptr ? c->message : "";
 }
 
 // Keeps only letters and digits (a valid condition/event reason); "RankFailed" when empty.
@@ -94,6 +93,7 @@ class Decider {
   bool Deadline();
   void Restart(const RankFailure& f, int generation);
   void Normal(const std::vector<api::ObservedPod>& current, const Counts& c);
+  bool PodsReady(const std::vector<api::ObservedPod>& current);
   void Unschedulable(const std::vector<api::ObservedPod>& current);
 
   const api::Job& job_;
@@ -112,6 +112,10 @@ void Decider::Finish(bool ok, const std::string& reason, const std::string& mess
   SetIfPresent(api::kRunning, false, why, message);
   if (Is(api::kRestarting, true)) Set(api::kRestarting, false, why, "");
   if (!status_.completion_time) status_.completion_time = now_;
+  if (ok) {
+    status_.model_path = ModelPath(job_);
+    status_.model = ModelOnClaim(job_);
+  }
   AfterFinish();
 }
 
@@ -179,6 +183,7 @@ void Decider::Restart(const RankFailure& f, int generation) {
           std::to_string(generation + 1) + " of at most " + std::to_string(spec_.backoff_limit) +
           ")");
   SetIfPresent(api::kRunning, false, "JobRestarting", what);
+  SetIfPresent(api::kPodsReady, false, "JobRestarting", what);
   plan_->pods = PodAction::kStop;
   Requeue(RestartDelaySeconds(spec_, generation + 1));
 }
@@ -207,6 +212,46 @@ void Decider::Unschedulable(const std::vector<api::ObservedPod>& current) {
   }
 }
 
+// Condition PodsReady (see conditions.h); fails the job, and returns true, once a start error
+// has lasted startErrorTimeoutSeconds.
+bool Decider::PodsReady(const std::vector<api::ObservedPod>& current) {
+  std::vector<StartBlock> blocks;
+  int ready = 0;
+  for (const api::ObservedPod& pod : current) {
+    StartBlock b;
+    if (PodStartBlocked(pod, now_, &b)) blocks.push_back(std::move(b));
+    if (pod.phase == "Succeeded" || (pod.phase == "Running" && pod.ConditionTrue("Ready"))) {
+      ++ready;
+    }
+  }
+  // Start errors first (they fail the job), then by rank.
+  std::stable_sort(blocks.begin(), blocks.end(), [](const StartBlock& a, const StartBlock& b) {
+    return a.start_error != b.start_error ? a.start_error : a.rank < b.rank;
+  });
+  const int64_t timeout = spec_.start_error_timeout_seconds;
+  std::string message;
+  for (const StartBlock& b : blocks) {
+    if (b.start_error && now_ >= b.since + timeout) {
+      Set(api::kPodsReady, false, b.reason, DescribeBlock(b));
+      Finish(false, b.reason, DescribeStartFailure(b, timeout));
+      return true;
+    }
+    if (b.start_error) Requeue(b.since + timeout - now_);
+    message += (message.empty() ? "" : "; ") + DescribeBlock(b);
+  }
+  const int n = spec_.replicas;
+  if (!blocks.empty()) {
+    Set(api::kPodsReady, false, blocks.front().reason, message);
+  } else if (ready >= n) {
+    Set(api::kPodsReady, true, "AllRanksReady",
+        "all " + std::to_string(n) + " rank pods are ready");
+  } else {
+    Set(api::kPodsReady, false, "PodsStarting",
+        std::to_string(ready) + "/" + std::to_string(n) + " rank pods ready");
+  }
+  return false;
+}
+
 void Decider::Normal(const std::vector<api::ObservedPod>& current, const Counts& c) {
   const int n = spec_.replicas;
   const std::string counts = std::to_string(c.running) + "/" + std::to_string(n) + " running, " +
@@ -219,6 +264,7 @@ void Decider::Normal(const std::vector<api::ObservedPod>& current, const Counts&
     Finish(true, "AllRanksSucceeded", counts);
     return;
   }
+  if (PodsReady(current)) return;
   const bool running = c.running > 0 && c.running + c.succeeded >= n;
   SetPhase(running ? api::JobPhase::kRunning : api::JobPhase::kPending);
   if (running || Has(api::kRunning)) {
@@ -242,11 +288,14 @@ void Decider::Run(const std::vector<api::ObservedPod>& owned) {
     Finish(false, "InvalidSpec", valid.message());
     return;
   }
+  const ConditionValue checkpoints = CheckpointsCondition(job_);
+  Set(api::kCheckpointsPersistent, checkpoints.status, checkpoints.reason, checkpoints.message);
   if (spec_.suspend) {
     SetPhase(api::JobPhase::kSuspended);
     Set(api::kSuspended, true, "Suspended",
         "spec.runPolicy.suspend is true: the rank pods are deleted");
     SetIfPresent(api::kRunning, false, "JobSuspended", "suspended");
+    SetIfPresent(api::kPodsReady, false, "JobSuspended", "suspended");
     plan_->pods = PodAction::kStop;
     return;
   }
@@ -315,43 +364,6 @@ void Decider::Run(const std::vector<api::ObservedPod>& owned) {
   Normal(current, c);
 }
 
-std::vector<JobEvent> TransitionEvents(const api::JobStatus& before, const api::JobStatus& after,
-                                       int replicas) {
-  std::vector<JobEvent> out;
-  const api::JobPhase was = before.phase, is = after.phase;
-  auto became = [&](const char* type, bool value) {
-    return api::ConditionIs(after.conditions, type, value) &&
-           !api::ConditionIs(before.conditions, type, value);
-  };
-  if (became(api::kCreated, true)) {
-    out.push_back({"Normal", "Created", "rank pods created: " + std::to_string(replicas)});
-  }
-  if (after.restarts > before.restarts) {
-    out.push_back({"Warning", "Restarting", CondMessage(after, api::kRestarting)});
-  }
-  if (is != was && is == api::JobPhase::kSucceeded) {
-    out.push_back({"Normal", "Succeeded", CondMessage(after, api::kSucceeded)});
-  }
-  if (is != was && is == api::JobPhase::kFailed) {
-    out.push_back({"Warning", CondReason(after, api::kFailed), CondMessage(after, api::kFailed)});
-  }
-  if (is != was && is == api::JobPhase::kSuspended) {
-    out.push_back({"Normal", "Suspended", CondMessage(after, api::kSuspended)});
-  }
-  if (CondReason(after, api::kSuspended) == "Resumed" &&
-      api::ConditionIs(before.conditions, api::kSuspended, true)) {
-    out.push_back({"Normal", "Resumed", CondMessage(after, api::kSuspended)});
-  }
-  if (became(api::kPodsScheduled, false)) {
-    out.push_back({"Warning", "Unschedulable", CondMessage(after, api::kPodsScheduled)});
-  }
-  if (became(api::kGangScheduling, false)) {
-    out.push_back(
-        {"Warning", "GangSchedulingUnavailable", CondMessage(after, api::kGangScheduling)});
-  }
-  return out;
-}
-
 }  // namespace
 
 int64_t RestartDelaySeconds(const api::JobSpec& spec, int restarts) {
@@ -368,7 +380,9 @@ Plan ComputeStatus(const api::Job& job, const std::vector<api::ObservedPod>& own
   plan.status.ranks = api::WorldSize(job.spec);
   if (!plan.status.start_time) plan.status.start_time = now;
   Decider(job, group, now, &plan).Run(owned_pods);
-  plan.events = TransitionEvents(job.status, plan.status, job.spec.replicas);
+  Summarize(&plan.status);
+  plan.events = TransitionEvents(job.status, plan.status, job.spec.replicas,
+                                 job.spec.start_error_timeout_seconds);
   return plan;
 }
 

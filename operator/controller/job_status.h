@@ -30,6 +30,18 @@
 //    delete_job once completionTime + ttlSecondsAfterFinished has passed.
 //  - A rank Pending with PodScheduled=False/Unschedulable for unschedulableAfterSeconds:
 //    condition PodsScheduled False, reason Unschedulable, the scheduler's message.
+//  - PodsReady (conditions.h), on every pass while the ranks start or run: True once every rank
+//    pod is Ready or Succeeded; False with the reason and "<pod>: <message>" of what blocks a rank
+//    pod (pod_start.h: a start error such as ImagePullBackOff, else Unschedulable, at once), else
+//    False, reason PodsStarting. A start error that has lasted runPolicy.startErrorTimeoutSeconds
+//    (counted from when the container was due to start, pod_start.h; requeued for then) fails the
+//    job with the waiting reason as its reason (ImagePullBackOff, CreateContainerConfigError, ...)
+//    and a message naming the pod, container and image; cleanPodPolicy then applies.
+//    Unschedulable never fails the job.
+//  - CheckpointsPersistent (job_outputs.h) on every pass of a job that is not finished: False,
+//    reason EmptyDir, without spec.checkpoint.claimName.
+//  - Succeeded: status.modelPath and, with a claim, status.model (job_outputs.h).
+//  - status.reason and status.message summarize why (status_summary.h); events: job_events.h.
 //  - Gang scheduling with the PodGroup API absent: condition GangScheduling False, reason
 //    GangSchedulingUnavailable, no pods (kStop), checked again every 30 s.
 #pragma once
@@ -64,8 +76,7 @@ struct Plan {
   PodAction pods = PodAction::kRun;
   int64_t requeue_after = 0;  // seconds until a time-based decision is due; 0: none pending
   bool delete_job = false;
-  // Transitions from the previous status to this one: Created, Restarting, Succeeded, Failed,
-  // Suspended, Resumed, Unschedulable, GangSchedulingUnavailable.
+  // Transitions from the previous status to this one (job_events.h).
   std::vector<JobEvent> events;
 };
 

@@ -11,8 +11,9 @@
 // job whose TTL after finishing expired is deleted (the garbage collector removes its pods). A 409
 // on the status write returns FailedPrecondition and any failed action Unavailable, so the key is
 // retried, from fresh cache state, with backoff; *requeue_after asks for another pass when a
-// time-based decision (restart backoff, deadline, TTL, unschedulable timeout) falls due. An object
-// that already exists is adopted only when this job controls it; a foreign one is left alone. A
+// time-based decision (restart backoff, deadline, TTL, unschedulable timeout, start-error
+// timeout) falls due. An object that already exists is adopted only when this job controls it; a
+// foreign one is left alone. A
 // create the API server refuses as invalid (422, e.g. a bad spec.template field) or forbidden
 // (403, e.g. by Pod Security admission or a ResourceQuota) is also recorded as a Warning event
 // FailedCreate on the job, with the server's message.

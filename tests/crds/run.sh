@@ -168,20 +168,23 @@ if [[ $(k get pntj pruned -n "$NS" -o 'jsonpath={.spec}' 2>&1) != *notAField* ]]
 
 # ---- status subresource and printer columns ----------------------------------------------------
 status='{"status":{"phase":"Running","active":2,"ready":2,"ranks":4,"restarts":1,"progress":{"epoch":3,"epochs":10,"trainLoss":1.61},
+  "reason":"Unschedulable","message":"cpu-job-rank-1: 0/1 nodes are available","modelPath":"/checkpoints/cpu-job/model.safetensors",
+  "model":{"claimName":"ckpt","subPath":"cpu-job/model.safetensors"},
   "conditions":[{"type":"Running","status":"True","reason":"AllRanksRunning","lastTransitionTime":"2024-01-01T00:00:00Z"}]}}'
 check "patch status through the status subresource" \
   k patch pntj cpu-job -n "$NS" --subresource=status --type=merge -p "$status"
 got=$(k get pntj cpu-job -n "$NS" --no-headers 2>&1 || true)
-if [[ $(awk '{print $2,$3,$4,$5,$6,$7}' <<<"$got") == "Running 2 2 3 1.61 1" ]]; then
-  pass "printer columns Phase Replicas Ready Epoch Loss Restarts"; else fail "printer columns" "$got"; fi
+if [[ $(awk '{print $2,$3,$4,$5,$6,$7,$8}' <<<"$got") == "Running 2 2 3 1.61 1 Unschedulable" ]]; then
+  pass "printer columns Phase Replicas Ready Epoch Loss Restarts Reason"; else fail "printer columns" "$got"; fi
 out=$(k get pntj -n "$NS" 2>&1 || true)
 header=$(head -n 1 <<<"$out" | tr -s ' ')
-if [[ $header == "NAME PHASE REPLICAS READY EPOCH LOSS RESTARTS AGE" ]]; then pass "printer column headers"; else
+if [[ $header == "NAME PHASE REPLICAS READY EPOCH LOSS RESTARTS REASON AGE" ]]; then pass "printer column headers"; else
   fail "printer column headers" "$header"; fi
 out=$(k get pntj cpu-job -n "$NS" -o wide 2>&1 || true)
-if [[ $(head -n 1 <<<"$out" | tr -s ' ') == "NAME PHASE REPLICAS READY EPOCH LOSS RESTARTS AGE RANKS" ]] &&
-  [[ $(tail -n 1 <<<"$out" | awk '{print $NF}') == 4 ]]; then pass "printer column Ranks with -o wide"; else
-  fail "printer column Ranks with -o wide" "$out"; fi
+if [[ $(head -n 1 <<<"$out" | tr -s ' ') == "NAME PHASE REPLICAS READY EPOCH LOSS RESTARTS REASON AGE RANKS MODEL" ]] &&
+  [[ $(tail -n 1 <<<"$out" | awk '{print $(NF-1), $NF}') == "4 /checkpoints/cpu-job/model.safetensors" ]]; then
+  pass "printer columns Ranks and Model with -o wide"; else
+  fail "printer columns Ranks and Model with -o wide" "$out"; fi
 gen=$(k get pntj cpu-job -n "$NS" -o 'jsonpath={.metadata.generation}')
 k patch pntj cpu-job -n "$NS" --type=merge -p '{"status":{"phase":"Failed"}}' >/dev/null 2>&1 || true
 if [[ $(k get pntj cpu-job -n "$NS" -o 'jsonpath={.status.phase}') == Running ]]; then

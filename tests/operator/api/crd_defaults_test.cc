@@ -53,6 +53,7 @@ std::map<std::string, Field> Fields(const JobSpec& s) {
       {"spec.runPolicy.restartBackoffSeconds", {s.restart_backoff_seconds, none}},
       {"spec.runPolicy.cleanPodPolicy", {s.clean_pod_policy, none}},
       {"spec.runPolicy.suspend", {s.suspend, none}},
+      {"spec.runPolicy.startErrorTimeoutSeconds", {s.start_error_timeout_seconds, none}},
       {"spec.scheduling.unschedulableAfterSeconds", {s.unschedulable_after_seconds, none}},
       {"spec.scheduling.gang.enabled", {s.gang_enabled, none}},
       {"spec.scheduling.gang.scheduler", {s.gang_scheduler, none}},

@@ -22,7 +22,10 @@ const Json kStatus = Json::parse(R"({
   "progress": {"epoch": 2, "epochs": 5, "trainLoss": 2.25, "validationLoss": 2.5,
                "validationAccuracy": 0.4, "samplesPerSecond": 5000,
                "lastCheckpointTime": "2026-11-23T10:04:00Z", "checkpointFailures": 2,
-               "updateTime": "2026-11-23T10:04:30Z"}
+               "updateTime": "2026-11-23T10:04:30Z"},
+  "reason": "OOMKilled", "message": "rank 1 failed",
+  "modelPath": "/checkpoints/rex/model.safetensors",
+  "model": {"claimName": "ckpt", "subPath": "rex/model.safetensors"}
 })");
 
 TEST(JobStatusTypesTest, ReadsEveryFieldOfTheCrdSchema) {
@@ -42,6 +45,10 @@ TEST(JobStatusTypesTest, ReadsEveryFieldOfTheCrdSchema) {
   EXPECT_EQ(s.progress->epoch, 2);
   EXPECT_EQ(s.progress->samples_per_second, std::optional<double>(5000));
   EXPECT_EQ(s.progress->checkpoint_failures, std::optional<int64_t>(2));
+  EXPECT_EQ(s.reason, "OOMKilled");
+  EXPECT_EQ(s.message, "rank 1 failed");
+  EXPECT_EQ(s.model_path, "/checkpoints/rex/model.safetensors");
+  EXPECT_EQ(s.model, std::optional<ModelVolume>(ModelVolume{"ckpt", "rex/model.safetensors"}));
 }
 
 TEST(JobStatusTypesTest, WritesWhatItReads) {
@@ -59,6 +66,9 @@ TEST(JobStatusTypesTest, UnknownOrMissingFieldsReadAsUnset) {
   EXPECT_FALSE(written.contains("phase"));
   EXPECT_FALSE(written.contains("startTime"));
   EXPECT_FALSE(written.contains("progress"));
+  for (const char* absent : {"reason", "message", "modelPath", "model"}) {
+    EXPECT_FALSE(written.contains(absent)) << absent;
+  }
 }
 
 TEST(JobStatusTypesTest, EveryPhaseHasItsApiName) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "operator/kube/time.h"
+
 namespace petname::api {
 namespace {
 
@@ -49,6 +51,31 @@ TEST(ObservedPodTest, MissingOrMalformedFieldsReadAsDefaults) {
   EXPECT_EQ(pod.Condition("Ready"), nullptr);
   EXPECT_EQ(LabelNumber("1234567890", 7), 7);
   EXPECT_EQ(LabelNumber("42", 7), 42);
+}
+
+TEST(ObservedPodTest, ReadsWaitingContainersInitContainersFirst) {
+  ObservedPod pod = PodFromJson(Json::parse(R"({
+    "metadata": {"name": "rex-rank-0", "creationTimestamp": "2026-11-23T10:00:00Z"},
+    "status": {"phase": "Pending",
+      "containerStatuses": [
+        {"name": "trainer", "image": "localhost/petname:dev",
+         "state": {"waiting": {"reason": "ImagePullBackOff", "message": "Back-off pulling image"}}},
+        {"name": "sidecar", "image": "busybox", "state": {"running": {}}}],
+      "initContainerStatuses": [
+        {"name": "fetch-data", "image": "petname:1",
+         "state": {"waiting": {"reason": "PodInitializing"}}}]}})"));
+  int64_t created = 0;
+  ASSERT_TRUE(kube::ParseTime("2026-11-23T10:00:00Z", &created));
+  EXPECT_EQ(pod.creation_time, std::optional<int64_t>(created));
+  ASSERT_EQ(pod.waiting.size(), 2u);
+  EXPECT_EQ(pod.waiting[0].name, "fetch-data");
+  EXPECT_TRUE(pod.waiting[0].init);
+  EXPECT_EQ(pod.waiting[0].reason, "PodInitializing");
+  EXPECT_EQ(pod.waiting[1].name, "trainer");
+  EXPECT_FALSE(pod.waiting[1].init);
+  EXPECT_EQ(pod.waiting[1].image, "localhost/petname:dev");
+  EXPECT_EQ(pod.waiting[1].reason, "ImagePullBackOff");
+  EXPECT_EQ(pod.waiting[1].message, "Back-off pulling image");
 }
 
 }  // namespace
