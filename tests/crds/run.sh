@@ -96,7 +96,7 @@ check "create namespace $NS" k create namespace "$NS"
 check "apply example cpu-job (--validate=strict)" k apply --validate=strict -n "$NS" -f "$EXAMPLE"
 declare -A DEFAULTS=(
   [.spec.replicas]=2 [.spec.imagePullPolicy]=IfNotPresent [.spec.resources.gpusPerReplica]=0
-  [.spec.resources.cpu]=1 [.spec.resources.memory]=2Gi
+  [.spec.resources.cpu]=500m [.spec.resources.memory]=2Gi
   [.spec.dataset.volume.mountPath]=/data [.spec.dataset.volume.readOnly]=true
   [.spec.training.epochs]=2 [.spec.training.batchSizePerReplica]=4096 [.spec.training.learningRate]=0.001
   [.spec.training.precision]=fp32 [.spec.training.seed]=42 [.spec.training.validationFraction]=0.05

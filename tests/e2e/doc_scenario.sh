@@ -8,7 +8,8 @@
 # the documented names (a registry's job) and two hostPath PersistentVolumes bound to the
 # documented claims (a storage provisioner's job). The documented `helm install` replaces the
 # release scenario 1 installed. Blocks 10-89 run, the results are checked, then the documented
-# uninstall (90-99) runs and is checked.
+# uninstall (90-99) runs and is checked. In between, examples/gpu-job.yaml is applied for real: the
+# operator must accept it and report its pods Unschedulable (the node has no GPU).
 
 # doc_volume CLAIM: a hostPath PersistentVolume (directory owned by the trainer's uid) bound in
 # advance to the claim CLAIM of the default namespace, as a provisioner would bind it
@@ -79,6 +80,12 @@ n = struct.unpack("<Q", data[:8])[0]
 header = json.loads(data[8:8 + n])
 assert "lstm.weight_ih_l0" in header and "fc.weight" in header, sorted(header)
 PY
+  gpu_job_blocked() { # the operator took gpu-job (no refusal) and says why its pods wait
+    [[ $(k -n default get pntj gpu-job -o jsonpath='{.status.conditions[?(@.type=="PodsReady")].reason}') == Unschedulable ]]
+  }
+  check "gpu-job, applied for real: the operator creates its pods and reports them Unschedulable (no GPU here)" \
+    eval 'k -n default apply -f "$WORK/quickstart/repo/examples/gpu-job.yaml" && eventually 120 gpu_job_blocked'
+  k -n default delete pntj gpu-job --wait=false >>"$CHECKS_LOG" 2>&1 || true
   check "the documented claims hold the data and the model" \
     test -f "$WORK/doc-volumes/petname-data/seattle_pet_licenses.csv" -a \
     -f "$WORK/doc-volumes/petname-checkpoints/cpu-job/model.safetensors"

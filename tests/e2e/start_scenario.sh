@@ -17,7 +17,7 @@
 # start_job JOB DATASET_LINES [SPEC_LINES]: a 2-rank job without a checkpoint claim, start errors
 # failing it after 20 s
 start_job() {
-  kn apply -f - >/dev/null <<YAML
+  kn apply -f - >/dev/null 2>>"$CHECKS_LOG" <<YAML || not_ok "$1 accepted by the API server"
 apiVersion: petname.dev/v1alpha1
 kind: PetNameTrainingJob
 metadata: {name: $1}
@@ -53,10 +53,10 @@ scenario_10() {
   PIDS+=($!)
   local url=http://$PETNAME_NODE_ADDRESS:$port/pets.csv.gz
   start_job url-ok "    url: $url
-    sha256: $sha
+    sha256: \"$sha\"
     maxNames: $MAX_NAMES"
   start_job url-bad "    url: $url
-    sha256: $(printf '0%.0s' {1..64})"
+    sha256: \"$(printf '0%.0s' {1..64})\""
   IMAGE=localhost/petname-no-such-image:dev PULL=IfNotPresent start_job bad-image \
     "    path: /data/pets.csv
     volume: {hostPath: \"$WORK/data\"}"
