@@ -25,6 +25,9 @@ inline constexpr char kPodsReady[] = "PodsReady";
 // Whether checkpoints and the exported model outlive the pods: False with reason EmptyDir when
 // spec.checkpoint.claimName is unset, True with reason PersistentVolumeClaim otherwise.
 inline constexpr char kCheckpointsPersistent[] = "CheckpointsPersistent";
+// Jobs in a Kueue queue only (controller/queue_admission.h): mirror the Workload's conditions.
+inline constexpr char kQuotaReserved[] = "QuotaReserved";
+inline constexpr char kAdmitted[] = "Admitted";
 // False with reason GangSchedulingUnavailable when the gang scheduler's PodGroup API is absent.
 inline constexpr char kGangScheduling[] = "GangScheduling";
 

@@ -159,6 +159,7 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
   Status st;
   Reader r(spec_json, "", &st);
   r.Int("replicas", &spec->replicas);
+  r.Child("elasticPolicy").Int("minReplicas", &spec->min_replicas);
   r.String("image", &spec->image);
   r.String("imagePullPolicy", &spec->image_pull_policy);
   Reader res = r.Child("resources");
@@ -245,6 +246,9 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
 
   if (spec->backend.empty()) spec->backend = spec->gpus_per_replica > 0 ? "nccl" : "gloo";
   if (spec->replicas < 1) return Status::InvalidArgument("spec.replicas must be at least 1");
+  if (spec->min_replicas < 0 || spec->min_replicas > spec->replicas) {
+    return Status::InvalidArgument("spec.elasticPolicy.minReplicas must be between 1 and replicas");
+  }
   if (spec->image.empty()) return Status::InvalidArgument("spec.image is required");
   PETNAME_RETURN_IF_ERROR(CheckDatasetUrl(spec));
   if (spec->dataset_path.empty()) return Status::InvalidArgument("spec.dataset.path is required");

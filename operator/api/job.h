@@ -51,6 +51,9 @@ struct PodTemplate {
 
 struct JobSpec {
   int replicas = 1;
+  // elasticPolicy.minReplicas: the fewest replicas Kueue may admit the job with (partial
+  // admission, api/workload.h); 0 = unset (all replicas or none).
+  int min_replicas = 0;
   std::string image;
   std::string image_pull_policy = "IfNotPresent";
   int gpus_per_replica = 0;

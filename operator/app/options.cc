@@ -37,6 +37,9 @@ void AddOptions(CLI::App* app, Options* o) {
   app->add_option("--leader-elect-namespace", o->lease_namespace,
                   "namespace of the Lease (default: the pod's namespace, else --namespace)");
   app->add_option("--leader-elect-id", o->lease_id, "name of the Lease");
+  app->add_flag("--kueue", o->kueue,
+                "integrate with Kueue: a job labelled kueue.x-k8s.io/queue-name gets a Workload "
+                "and starts only once Kueue admits it");
   app->add_option("--max-pods-per-sweep", o->max_pods_per_sweep,
                   "refuse (phase Failed, reason TooManyPods) a sweep whose parallel trials could "
                   "run more pods at once")

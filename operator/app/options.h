@@ -41,6 +41,7 @@ struct Options {
   // A sweep whose trials could run more pods at once is refused (phase Failed, TooManyPods).
   int max_pods_per_sweep = controller::kDefaultMaxPodsPerSweep;
   std::string progress_timeout;  // "": progress::ScrapeLimits' default
+  bool kueue = false;  // jobs labelled kueue.x-k8s.io/queue-name wait for Kueue's admission
   int64_t progress_max_bytes = static_cast<int64_t>(progress::ScrapeLimits{}.get.max_body_bytes);
 };
 

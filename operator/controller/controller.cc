@@ -25,6 +25,7 @@ Controller::Controller(kube::RestClient* client, ControllerOptions options)
   services_ = std::make_unique<kube::Informer>(
       client_, CorePath(options_.ns, "Service"), selector,
       [this](const nlohmann::json& o) { Enqueue(o, false); }, kube::DropSpec);
+  if (options_.kueue) WatchWorkloads(selector);
   ReconcileHooks hooks;
   hooks.progress = options_.progress;
   if (options_.metrics != nullptr) {
@@ -34,7 +35,31 @@ Controller::Controller(kube::RestClient* client, ControllerOptions options)
     };
   }
   reconciler_ = std::make_unique<Reconciler>(
-      client_, Caches{jobs_.get(), pods_.get(), services_.get()}, &events_, std::move(hooks));
+      client_, Caches{jobs_.get(), pods_.get(), services_.get(), workloads_.get()}, &events_,
+      std::move(hooks), options_.kueue);
+}
+
+void Controller::WatchWorkloads(const std::string& selector) {
+  const std::string group = "/apis/kueue.x-k8s.io/v1beta2";
+  kube::Response resp;
+  Status s = client_->Do("GET", group, nullptr, &resp);
+  if (!s.ok() || resp.code != 200) {
+    spdlog::error(
+        "--kueue: {} is not served ({}); jobs in a queue wait with condition QuotaReserved False "
+        "(KueueUnavailable) until the operator is restarted with Kueue installed",
+        group, s.ok() ? ApiMessage(resp) : s.message());
+    return;
+  }
+  // Not DropSpec: status writes send the cached object back.
+  workloads_ =
+      std::make_unique<kube::Informer>(client_, WorkloadsPath(options_.ns), selector,
+                                       [this](const nlohmann::json& o) { Enqueue(o, false); });
+}
+
+std::vector<kube::Informer*> Controller::Informers() const {
+  std::vector<kube::Informer*> all = {jobs_.get(), pods_.get(), services_.get()};
+  if (workloads_) all.push_back(workloads_.get());
+  return all;
 }
 
 Controller::~Controller() { Stop(); }
@@ -45,7 +70,7 @@ void Controller::Enqueue(const nlohmann::json& obj, bool is_job) {
 }
 
 void Controller::Start() {
-  for (kube::Informer* inf : {jobs_.get(), pods_.get(), services_.get()}) {
+  for (kube::Informer* inf : Informers()) {
     threads_.emplace_back([inf] { inf->Run(); });
   }
 }
@@ -57,10 +82,17 @@ void Controller::StartWorkers() {
 }
 
 bool Controller::Synced() const {
-  return jobs_->HasSynced() && pods_->HasSynced() && services_->HasSynced();
+  for (const kube::Informer* inf : Informers()) {
+    if (!inf->HasSynced()) return false;
+  }
+  return true;
 }
 
-int64_t Controller::lists() const { return jobs_->lists() + pods_->lists() + services_->lists(); }
+int64_t Controller::lists() const {
+  int64_t n = 0;
+  for (const kube::Informer* inf : Informers()) n += inf->lists();
+  return n;
+}
 
 std::map<std::string, int64_t> Controller::JobsByPhase() const {
   std::map<std::string, int64_t> phases;
@@ -138,7 +170,7 @@ void Controller::Work() {
 }
 
 void Controller::Stop() {
-  for (kube::Informer* inf : {jobs_.get(), pods_.get(), services_.get()}) inf->Stop();
+  for (kube::Informer* inf : Informers()) inf->Stop();
   queue_.ShutDown();
   for (std::thread& t : threads_) t.join();
   threads_.clear();

@@ -31,6 +31,9 @@ struct ControllerOptions {
   operator_metrics::OperatorMetrics* metrics = nullptr;
   // Optional: scraped training progress the reconcile writes into status.progress.
   progress::ProgressStore* progress = nullptr;
+  // --kueue: jobs in a Kueue queue wait for admission (queue_admission.h); their Workloads are
+  // watched (labelled like the pods) when kueue.x-k8s.io/v1beta2 is served at start.
+  bool kueue = false;
 };
 
 class Controller {
@@ -61,6 +64,10 @@ class Controller {
  private:
   void Enqueue(const nlohmann::json& obj, bool is_job);
   void Work();
+  // The informers that exist (the workloads' only with Kueue).
+  std::vector<kube::Informer*> Informers() const;
+  // With --kueue: the workloads informer, when Kueue's API is served.
+  void WatchWorkloads(const std::string& selector);
 
   kube::RestClient* const client_;
   const ControllerOptions options_;
@@ -68,6 +75,7 @@ class Controller {
   std::unique_ptr<kube::Informer> jobs_;
   std::unique_ptr<kube::Informer> pods_;
   std::unique_ptr<kube::Informer> services_;
+  std::unique_ptr<kube::Informer> workloads_;  // null without --kueue or Kueue's API
   kube::EventRecorder events_;
   std::unique_ptr<Reconciler> reconciler_;
   std::vector<std::thread> threads_;

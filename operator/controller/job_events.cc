@@ -47,7 +47,14 @@ std::vector<JobEvent> TransitionEvents(const api::JobStatus& before, const api::
     out.push_back({"Warning", CondReason(after, api::kFailed), CondMessage(after, api::kFailed)});
   }
   if (is != was && is == api::JobPhase::kSuspended) {
-    out.push_back({"Normal", "Suspended", CondMessage(after, api::kSuspended)});
+    // Suspended, or Kueue's WaitingForAdmission, Preempted, Deactivated, ... (queue_admission.h).
+    const std::string reason = CondReason(after, api::kSuspended);
+    out.push_back(
+        {"Normal", reason.empty() ? "Suspended" : reason, CondMessage(after, api::kSuspended)});
+  }
+  if (CondReason(after, api::kSuspended) == "Admitted" &&
+      api::ConditionIs(before.conditions, api::kSuspended, true)) {
+    out.push_back({"Normal", "Admitted", CondMessage(after, api::kSuspended)});
   }
   if (CondReason(after, api::kSuspended) == "Resumed" &&
       api::ConditionIs(before.conditions, api::kSuspended, true)) {

@@ -64,8 +64,15 @@ std::string Reason(const std::string& raw) {
 
 class Decider {
  public:
-  Decider(const api::Job& job, PodGroupState group, int64_t now, Plan* plan)
-      : job_(job), spec_(job.spec), group_(group), now_(now), plan_(plan), status_(plan->status) {}
+  Decider(const api::Job& job, PodGroupState group, const QueueState& queue, int64_t now,
+          Plan* plan)
+      : job_(job),
+        spec_(job.spec),
+        group_(group),
+        queue_(queue),
+        now_(now),
+        plan_(plan),
+        status_(plan->status) {}
 
   void Run(const std::vector<api::ObservedPod>& owned);
 
@@ -99,6 +106,7 @@ class Decider {
   const api::Job& job_;
   const api::JobSpec& spec_;
   const PodGroupState group_;
+  const QueueState& queue_;
   const int64_t now_;
   Plan* plan_;
   api::JobStatus& status_;
@@ -299,7 +307,15 @@ void Decider::Run(const std::vector<api::ObservedPod>& owned) {
     plan_->pods = PodAction::kStop;
     return;
   }
-  if (previous == api::JobPhase::kSuspended) {
+  if (queue_.wanted) {
+    const QueueDecision q = DecideQueue(queue_, !owned.empty(), now_, &status_);
+    plan_->workload = q.workload;
+    if (q.recheck) Requeue(kQueueRecheckSeconds);
+    if (q.gated) {
+      plan_->pods = PodAction::kStop;
+      return;
+    }
+  } else if (previous == api::JobPhase::kSuspended) {
     Set(api::kSuspended, false, "Resumed",
         "spec.runPolicy.suspend is false: the ranks resume from the latest checkpoint");
     status_.start_time = now_;
@@ -373,13 +389,14 @@ int64_t RestartDelaySeconds(const api::JobSpec& spec, int restarts) {
 }
 
 Plan ComputeStatus(const api::Job& job, const std::vector<api::ObservedPod>& owned_pods,
-                   PodGroupState group, int64_t now) {
+                   PodGroupState group, int64_t now, const QueueState& queue) {
   Plan plan;
   plan.status = job.status;
   plan.status.observed_generation = job.generation;
   plan.status.ranks = api::WorldSize(job.spec);
   if (!plan.status.start_time) plan.status.start_time = now;
-  Decider(job, group, now, &plan).Run(owned_pods);
+  Decider(job, group, queue, now, &plan).Run(owned_pods);
+  if (api::IsFinished(plan.status.phase)) plan.workload = FinishedJobWorkload(queue);
   Summarize(&plan.status);
   plan.events = TransitionEvents(job.status, plan.status, job.spec.replicas,
                                  job.spec.start_error_timeout_seconds);

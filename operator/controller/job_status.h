@@ -42,6 +42,7 @@
 //    reason EmptyDir, without spec.checkpoint.claimName.
 //  - Succeeded: status.modelPath and, with a claim, status.model (job_outputs.h).
 //  - status.reason and status.message summarize why (status_summary.h); events: job_events.h.
+//  - A job in a Kueue queue: queue_admission.h (no pods before admission; eviction suspends it).
 //  - Gang scheduling with the PodGroup API absent: condition GangScheduling False, reason
 //    GangSchedulingUnavailable, no pods (kStop), checked again every 30 s.
 #pragma once
@@ -54,6 +55,7 @@
 #include "operator/api/job_status.h"
 #include "operator/api/pod.h"
 #include "operator/controller/desired.h"
+#include "operator/controller/queue_admission.h"
 
 namespace petname::controller {
 
@@ -76,6 +78,8 @@ struct Plan {
   PodAction pods = PodAction::kRun;
   int64_t requeue_after = 0;  // seconds until a time-based decision is due; 0: none pending
   bool delete_job = false;
+  // What to do with the job's Kueue Workload (queue_admission.h).
+  WorkloadAction workload = WorkloadAction::kNone;
   // Transitions from the previous status to this one (job_events.h).
   std::vector<JobEvent> events;
 };
@@ -83,7 +87,9 @@ struct Plan {
 // Restart delay before recreating the ranks after the `restarts`-th restart.
 int64_t RestartDelaySeconds(const api::JobSpec& spec, int restarts);
 
+// `queue`: the job's Kueue admission (queue_admission.h), decided before everything below but
+// spec.runPolicy.suspend.
 Plan ComputeStatus(const api::Job& job, const std::vector<api::ObservedPod>& owned_pods,
-                   PodGroupState group, int64_t now);
+                   PodGroupState group, int64_t now, const QueueState& queue = QueueState{});
 
 }  // namespace petname::controller

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/sha256.h"
+#include "operator/api/workload.h"
 #include "operator/controller/desired.h"
 #include "operator/controller/gang.h"
 #include "operator/controller/progress_events.h"
@@ -69,8 +70,13 @@ std::string JobsPath(const std::string& ns) {
 }
 
 Reconciler::Reconciler(kube::RestClient* client, Caches caches, kube::EventRecorder* events,
-                       ReconcileHooks hooks)
-    : client_(client), caches_(caches), events_(events), hooks_(std::move(hooks)) {}
+                       ReconcileHooks hooks, bool kueue)
+    : client_(client),
+      caches_(caches),
+      events_(events),
+      hooks_(std::move(hooks)),
+      kueue_(kueue),
+      queue_sync_(client, caches.workloads, events) {}
 
 Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   *requeue_after = 0;
@@ -95,7 +101,14 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   for (const Json& p : observed.pods) {
     if (kube::IsControlledBy(p, job.uid)) owned.push_back(api::PodFromJson(p));
   }
-  Plan plan = ComputeStatus(job, owned, group, kube::NowUnix());
+  const api::Job requested = job;
+  QueueState queue;
+  Json workload;
+  if (kueue_ && !api::QueueName(job).empty()) {
+    queue = queue_sync_.Observe(job, &workload);
+    PETNAME_RETURN_IF_ERROR(queue_sync_.ApplyAdmission(queue, &job));
+  }
+  Plan plan = ComputeStatus(job, owned, group, kube::NowUnix(), queue);
   if (hooks_.progress != nullptr) hooks_.progress->Apply(key, job.status, &plan.status);
   if (std::optional<api::Progress> last =
           LastProgress(owned, plan.status.restarts, plan.status.progress)) {
@@ -128,6 +141,7 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
     Status s = DeletePod(job, name);
     if (acted.ok()) acted = s;
   }
+  if (Status s = queue_sync_.Act(requested, plan, queue, workload); acted.ok()) acted = s;
   *requeue_after = plan.requeue_after;
   return acted;
 }

@@ -16,7 +16,9 @@
 // foreign one is left alone. A
 // create the API server refuses as invalid (422, e.g. a bad spec.template field) or forbidden
 // (403, e.g. by Pod Security admission or a ResourceQuota) is also recorded as a Warning event
-// FailedCreate on the job, with the server's message.
+// FailedCreate on the job, with the server's message. With --kueue, a job in a queue is first
+// matched with its Workload (queue_sync.h): it runs with what Kueue admitted, and the plan's
+// Workload action is carried out after the status write.
 #pragma once
 
 #include <atomic>
@@ -28,6 +30,7 @@
 #include "common/status.h"
 #include "operator/api/job.h"
 #include "operator/controller/job_status.h"
+#include "operator/controller/queue_sync.h"
 #include "operator/kube/event_recorder.h"
 #include "operator/kube/informer.h"
 #include "operator/kube/rest_client.h"
@@ -39,6 +42,9 @@ struct Caches {
   const kube::Informer* jobs;
   const kube::Informer* pods;
   const kube::Informer* services;
+  // Kueue's Workloads of the jobs (queue_sync.h); null without --kueue or when Kueue's API is not
+  // served.
+  const kube::Informer* workloads = nullptr;
 };
 
 // Optional observers of a reconcile (operations: metrics, training progress).
@@ -54,8 +60,10 @@ struct ReconcileHooks {
 
 class Reconciler {
  public:
+  // `kueue`: jobs with the label kueue.x-k8s.io/queue-name wait for Kueue's admission
+  // (queue_admission.h); without it the label means nothing to the operator.
   Reconciler(kube::RestClient* client, Caches caches, kube::EventRecorder* events,
-             ReconcileHooks hooks = {});
+             ReconcileHooks hooks = {}, bool kueue = false);
 
   // *requeue_after is set to 0 or to the seconds after which the key needs another pass.
   Status Reconcile(const std::string& key, int64_t* requeue_after);
@@ -75,6 +83,8 @@ class Reconciler {
   const Caches caches_;
   kube::EventRecorder* const events_;
   const ReconcileHooks hooks_;
+  const bool kueue_;
+  const QueueSync queue_sync_;
   std::atomic<int64_t> creates_{0};
 };
 

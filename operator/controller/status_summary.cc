@@ -27,6 +27,8 @@ const api::Condition* Why(const api::JobStatus& s) {
         if (c != nullptr) return c;
       }
       return nullptr;
+    case api::JobPhase::kSuspended:  // waiting for Kueue, or evicted by it; not a user's suspend
+      return Matching(s, api::kSuspended, true, "Suspended");
     default:
       return nullptr;
   }

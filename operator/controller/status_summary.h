@@ -6,7 +6,9 @@
 //  - Pending or Running: the first of condition GangScheduling False, PodsReady False with a reason
 //    other than PodsStarting (a start error or Unschedulable, controller/pod_start.h) and
 //    PodsScheduled False;
-//  - otherwise (Succeeded, Suspended, nothing wrong) both empty.
+//  - Suspended by Kueue (queue_admission.h): the Suspended condition's (WaitingForAdmission,
+//    Preempted, Deactivated, ...); spec.runPolicy.suspend's own reason Suspended is not repeated;
+//  - otherwise (Succeeded, suspended by the user, nothing wrong) both empty.
 #pragma once
 
 #include "operator/api/job_status.h"

@@ -7,6 +7,7 @@
 
 #include "operator/api/conditions.h"
 #include "operator/api/job.h"
+#include "operator/api/workload.h"
 #include "operator/controller/sweep_history.h"
 #include "operator/kube/object.h"
 
@@ -124,15 +125,19 @@ Json TrialJob(const api::Sweep& sw, int index, const sweep::Assignment& assignme
                         ? ck["subPath"].get<std::string>()
                         : std::string();
   spec["checkpoint"]["subPath"] = sub.empty() ? name : sub + "/" + name;
+  Json labels = {{api::kNameLabel, api::kAppName},
+                 {api::kSweepNameLabel, sw.name},
+                 {api::kTrialIndexLabel, std::to_string(index)}};
+  // A sweep in a Kueue queue puts each trial in it: its parallelism waits on the queue's quota.
+  for (const char* key : {api::kQueueNameLabel, api::kPriorityClassLabel}) {
+    if (const std::string value = kube::Label(sw.object, key); !value.empty()) labels[key] = value;
+  }
   return {{"apiVersion", api::kApiVersion},
           {"kind", api::kKind},
           {"metadata",
            {{"name", name},
             {"namespace", sw.ns},
-            {"labels",
-             {{api::kNameLabel, api::kAppName},
-              {api::kSweepNameLabel, sw.name},
-              {api::kTrialIndexLabel, std::to_string(index)}}},
+            {"labels", std::move(labels)},
             {"ownerReferences", Json::array({kube::ControllerRef(sw.object)})}}},
           {"spec", std::move(spec)}};
 }

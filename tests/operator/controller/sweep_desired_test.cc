@@ -40,6 +40,18 @@ SweepActions Decide(const api::Sweep& sw, const std::vector<Json>& jobs, int64_t
   return actions;
 }
 
+TEST(SweepDesiredTest, TrialsJoinTheSweepsKueueQueue) {
+  const api::Sweep sw = TestSweep(R"({"metadata": {"labels": {"kueue.x-k8s.io/queue-name": "team-a",
+    "kueue.x-k8s.io/priority-class": "low", "other": "x"}}})");
+  const Json job = Decide(sw, {}).create.at(0);
+  EXPECT_EQ(job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"], "team-a");
+  EXPECT_EQ(job["metadata"]["labels"]["kueue.x-k8s.io/priority-class"], "low");
+  EXPECT_FALSE(job["metadata"]["labels"].contains("other"));
+  EXPECT_FALSE(Decide(TestSweep(), {})
+                   .create.at(0)["metadata"]["labels"]
+                   .contains("kueue.x-k8s.io/queue-name"));
+}
+
 TEST(SweepDesiredTest, StartsParallelTrialCountTrials) {
   const api::Sweep sw = TestSweep();
   SweepActions a = Decide(sw, {});

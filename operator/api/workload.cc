@@ -1,0 +1,176 @@
+#include "operator/api/workload.h"
+
+#include <algorithm>
+
+#include "common/sha256.h"
+#include "operator/kube/object.h"
+#include "operator/kube/time.h"
+
+namespace petname::api {
+namespace {
+
+const Json* FindWorkloadCondition(const Json& wl, const std::string& type) {
+  const Json* conds = wl.contains("status") ? &wl["status"] : nullptr;
+  if (conds == nullptr || !conds->is_object() || !conds->contains("conditions")) return nullptr;
+  for (const Json& c : (*conds)["conditions"]) {
+    if (c.is_object() && c.value("type", "") == type) return &c;
+  }
+  return nullptr;
+}
+
+bool WorkloadConditionTrue(const Json& wl, const std::string& type) {
+  const Json* c = FindWorkloadCondition(wl, type);
+  return c != nullptr && c->value("status", "") == "True";
+}
+
+// Sets a metav1.Condition in wl.status.conditions; lastTransitionTime changes with the status.
+void SetWorkloadCondition(Json* wl, const std::string& type, bool status, const std::string& reason,
+                          const std::string& message, int64_t now) {
+  Json& st = (*wl)["status"];
+  if (!st.is_object()) st = Json::object();
+  Json& conds = st["conditions"];
+  if (!conds.is_array()) conds = Json::array();
+  const std::string value = status ? "True" : "False";
+  Json cond = {{"type", type},
+               {"status", value},
+               {"reason", reason},
+               {"message", message.substr(0, 32768)},
+               {"lastTransitionTime", kube::FormatTime(now)},
+               {"observedGeneration", wl->value("/metadata/generation"_json_pointer, 0)}};
+  for (Json& c : conds) {
+    if (c.is_object() && c.value("type", "") == type) {
+      if (c.value("status", "") == value) cond["lastTransitionTime"] = c["lastTransitionTime"];
+      c = cond;
+      return;
+    }
+  }
+  conds.push_back(cond);
+}
+
+}  // namespace
+
+std::string QueueName(const Job& job) { return kube::Label(job.object, kQueueNameLabel); }
+
+std::string WorkloadName(const Job& job) {
+  const std::string prefix = "petnametrainingjob-";
+  const std::string hash = Sha256Hex(job.uid).substr(0, 5);
+  // 63 - "-" - hash: the name part is cut so that the whole stays a valid label.
+  std::string name = (prefix + job.name).substr(0, 63 - 1 - hash.size());
+  while (!name.empty() && name.back() == '-') name.pop_back();
+  return name + "-" + hash;
+}
+
+WorkloadState WorkloadStateFromJson(const Json& wl) {
+  WorkloadState s;
+  s.exists = true;
+  s.name = kube::Name(wl);
+  s.quota_reserved = WorkloadConditionTrue(wl, "QuotaReserved");
+  s.admitted = WorkloadConditionTrue(wl, "Admitted");
+  s.finished = WorkloadConditionTrue(wl, "Finished");
+  if (const Json* c = FindWorkloadCondition(wl, "Evicted"); c && c->value("status", "") == "True") {
+    s.evicted = true;
+    s.evicted_reason = c->value("reason", "");
+    s.evicted_message = c->value("message", "");
+  }
+  if (const Json* c = FindWorkloadCondition(wl, "QuotaReserved");
+      c && c->value("status", "") != "True") {
+    s.pending_message = c->value("message", "");
+  }
+  if (const Json* c = FindWorkloadCondition(wl, "PodsReady")) {
+    s.pods_ready = c->value("status", "") == "True";
+  }
+  const Json spec = wl.value("spec", Json::object());
+  if (spec.is_object() && spec.contains("active") && spec["active"].is_boolean()) {
+    s.active = spec["active"].get<bool>();
+  }
+  const Json admission = wl.value("/status/admission"_json_pointer, Json());
+  if (!admission.is_object()) return s;
+  s.cluster_queue = admission.value("clusterQueue", "");
+  for (const Json& a : admission.value("podSetAssignments", Json::array())) {
+    if (!a.is_object() || a.value("name", "") != kPodSetName) continue;
+    if (a.contains("count") && a["count"].is_number_integer()) s.admitted_count = a["count"];
+    const Json flavors = a.value("flavors", Json::object());
+    for (const auto& [resource, flavor] : flavors.items()) {
+      if (flavor.is_string()) s.flavors[resource] = flavor.get<std::string>();
+    }
+  }
+  return s;
+}
+
+Json BuildWorkload(const Job& job, const Json& pod, std::optional<int32_t> priority) {
+  Json labels = {{kNameLabel, kAppName}, {kJobNameLabel, job.name}, {kJobUidLabel, job.uid}};
+  Json template_meta = {{"labels", pod.value("/metadata/labels"_json_pointer, Json::object())}};
+  Json pod_set = {{"name", kPodSetName},
+                  {"count", job.spec.replicas},
+                  {"template", {{"metadata", template_meta}, {"spec", pod.value("spec", Json())}}}};
+  if (job.spec.min_replicas > 0 && job.spec.min_replicas < job.spec.replicas) {
+    pod_set["minCount"] = job.spec.min_replicas;
+  }
+  Json spec = {{"queueName", QueueName(job)}, {"podSets", Json::array({pod_set})}};
+  const std::string priority_class = kube::Label(job.object, kPriorityClassLabel);
+  if (!priority_class.empty() && priority) {
+    spec["priorityClassRef"] = {
+        {"group", "kueue.x-k8s.io"}, {"kind", "WorkloadPriorityClass"}, {"name", priority_class}};
+    spec["priority"] = *priority;
+  }
+  return {{"apiVersion", kKueueApiVersion},
+          {"kind", "Workload"},
+          {"metadata",
+           {{"name", WorkloadName(job)},
+            {"namespace", job.ns},
+            {"labels", labels},
+            {"ownerReferences", Json::array({kube::ControllerRef(job.object)})}}},
+          {"spec", spec}};
+}
+
+Json ClearReservation(const Json& wl, int64_t now) {
+  Json out = wl;
+  const WorkloadState s = WorkloadStateFromJson(wl);
+  const bool requeued = s.evicted_reason == "Preempted" || s.evicted_reason == "NodeFailures";
+  SetWorkloadCondition(&out, "Requeued", requeued, s.evicted_reason, s.evicted_message, now);
+  SetWorkloadCondition(&out, "QuotaReserved", false, "Pending", s.evicted_message, now);
+  SetWorkloadCondition(&out, "Admitted", false, "NoReservation", "The workload has no reservation",
+                       now);
+  out["status"].erase("admission");
+  return out;
+}
+
+Json FinishWorkload(const Json& wl, bool succeeded, const std::string& message, int64_t now) {
+  Json out = wl;
+  SetWorkloadCondition(&out, "Finished", true, succeeded ? "Succeeded" : "Failed", message, now);
+  return out;
+}
+
+Json SetWorkloadPodsReady(const Json& wl, bool ready, int64_t now) {
+  Json out = wl;
+  SetWorkloadCondition(&out, "PodsReady", ready, ready ? "PodsReady" : "WaitForStart",
+                       ready ? "All pods reached readiness" : "Not all pods are ready or succeeded",
+                       now);
+  return out;
+}
+
+void ApplyFlavor(const Json& flavor, JobSpec* spec) {
+  Json& tmpl = spec->pod_template.spec;
+  auto target = [&](const char* key) -> Json& {
+    if (tmpl.is_object() && tmpl.contains(key)) return tmpl[key];
+    if (!spec->scheduling.is_object()) spec->scheduling = Json::object();
+    return spec->scheduling[key];
+  };
+  const Json fspec = flavor.value("spec", Json::object());
+  const Json labels = fspec.value("nodeLabels", Json::object());
+  if (labels.is_object() && !labels.empty()) {
+    Json& selector = target("nodeSelector");
+    if (!selector.is_object()) selector = Json::object();
+    for (const auto& [key, value] : labels.items()) selector[key] = value;
+  }
+  const Json tolerations = fspec.value("tolerations", Json::array());
+  if (tolerations.is_array() && !tolerations.empty()) {
+    Json& list = target("tolerations");
+    if (!list.is_array()) list = Json::array();
+    for (const Json& t : tolerations) {
+      if (std::find(list.begin(), list.end(), t) == list.end()) list.push_back(t);
+    }
+  }
+}
+
+}  // namespace petname::api

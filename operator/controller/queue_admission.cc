@@ -1,0 +1,93 @@
+#include "operator/controller/queue_admission.h"
+
+#include <string>
+
+#include "operator/api/conditions.h"
+
+namespace petname::controller {
+namespace {
+
+void Set(api::JobStatus* status, const char* type, bool value, const std::string& reason,
+         const std::string& message, int64_t now) {
+  api::SetCondition(&status->conditions, type, value, reason, message, now);
+}
+
+void Gate(api::JobStatus* status, const std::string& reason, const std::string& message,
+          int64_t now) {
+  status->phase = api::JobPhase::kSuspended;
+  Set(status, api::kSuspended, true, reason, message, now);
+  for (const char* type : {api::kRunning, api::kPodsReady}) {
+    if (api::FindCondition(status->conditions, type) != nullptr) {
+      Set(status, type, false, reason, message, now);
+    }
+  }
+}
+
+}  // namespace
+
+QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
+                          api::JobStatus* status) {
+  QueueDecision d;
+  const api::WorkloadState& wl = queue.workload;
+  if (queue.unavailable) {
+    const std::string msg =
+        "the Kueue Workload API (kueue.x-k8s.io/v1beta2) is not served by this cluster (is "
+        "Kueue installed?); no rank pod is created before the job is admitted";
+    Set(status, api::kQuotaReserved, false, "KueueUnavailable", msg, now);
+    Gate(status, "KueueUnavailable", msg, now);
+    d.gated = true;
+    d.recheck = true;
+    return d;
+  }
+  if (!wl.exists) {
+    Set(status, api::kQuotaReserved, false, "Pending", "the job's Workload is being created", now);
+    Gate(status, "WaitingForAdmission", "waiting for Kueue to admit the job's Workload", now);
+    d.gated = true;
+    d.workload = WorkloadAction::kCreate;
+    return d;
+  }
+  const std::string where = wl.cluster_queue.empty() ? "" : " by ClusterQueue " + wl.cluster_queue;
+  const std::string replicas = std::to_string(wl.admitted_count) + " replicas";
+  Set(status, api::kQuotaReserved, wl.quota_reserved,
+      wl.quota_reserved ? "QuotaReserved" : "Pending",
+      wl.quota_reserved ? "quota reserved" + where + " for " + replicas
+                        : (wl.pending_message.empty() ? "waiting for quota" : wl.pending_message),
+      now);
+  Set(status, api::kAdmitted, wl.admitted, wl.admitted ? "Admitted" : "NoReservation",
+      wl.admitted ? "admitted" + where + " with " + replicas : "not admitted", now);
+  if (wl.evicted) {
+    const std::string msg = "evicted by Kueue (" + wl.evicted_reason + "): " + wl.evicted_message +
+                            "; the ranks checkpoint and stop, and the job waits to be admitted "
+                            "again (not counted against backoffLimit)";
+    Gate(status, wl.evicted_reason.empty() ? "Evicted" : wl.evicted_reason, msg, now);
+    d.gated = true;
+    if (!pods_left && wl.quota_reserved) d.workload = WorkloadAction::kClearReservation;
+    return d;
+  }
+  if (!wl.admitted) {
+    Gate(status, "WaitingForAdmission",
+         "waiting for Kueue to admit Workload " + wl.name +
+             (wl.pending_message.empty() ? "" : ": " + wl.pending_message),
+         now);
+    d.gated = true;
+    return d;
+  }
+  if (api::ConditionIs(status->conditions, api::kSuspended, true)) {
+    Set(status, api::kSuspended, false, "Admitted",
+        "admitted" + where + " with " + replicas +
+            ": the ranks start, or resume from the latest checkpoint",
+        now);
+    status->start_time = now;
+    status->phase = api::JobPhase::kPending;
+  }
+  return d;
+}
+
+WorkloadAction FinishedJobWorkload(const QueueState& queue) {
+  if (!queue.wanted || !queue.workload.exists || queue.workload.finished) {
+    return WorkloadAction::kNone;
+  }
+  return WorkloadAction::kFinish;
+}
+
+}  // namespace petname::controller

@@ -1,0 +1,171 @@
+#include "operator/api/workload.h"
+
+#include <gtest/gtest.h>
+
+#include "operator/controller/desired.h"
+#include "tests/operator/controller/test_job.h"
+
+namespace petname::api {
+namespace {
+
+using controller::TestJob;
+
+constexpr int64_t kT0 = 1'800'000'000;
+
+Job QueuedJob(int replicas, const std::string& spec_patch = "{}") {
+  Job job = TestJob(replicas, R"({"metadata": {"labels": {"kueue.x-k8s.io/queue-name": "team-a",
+    "kueue.x-k8s.io/priority-class": "high"}}, "spec": )" +
+                                  spec_patch + "}");
+  return job;
+}
+
+Json AdmittedWorkload(int count) {
+  return Json::parse(R"({"metadata": {"name": "w", "namespace": "ml", "generation": 1,
+    "resourceVersion": "7"}, "spec": {"active": true},
+    "status": {"conditions": [
+      {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved", "message": "",
+       "lastTransitionTime": "2027-01-15T08:00:00Z"},
+      {"type": "Admitted", "status": "True", "reason": "Admitted", "message": "",
+       "lastTransitionTime": "2027-01-15T08:00:00Z"}],
+     "admission": {"clusterQueue": "cq", "podSetAssignments": [{"name": "ranks",
+       "flavors": {"cpu": "on-demand", "memory": "on-demand"}, "count": )" +
+                     std::to_string(count) + "}]}}}");
+}
+
+TEST(WorkloadTest, NameIsAValidLabelTiedToTheUid) {
+  Job job = QueuedJob(2);
+  const std::string name = WorkloadName(job);
+  EXPECT_EQ(name.rfind("petnametrainingjob-rex-", 0), 0u) << name;
+  EXPECT_EQ(name.size(), std::string("petnametrainingjob-rex-").size() + 5);
+  job.name = std::string(47, 'a');
+  EXPECT_LE(WorkloadName(job).size(), 63u);
+  Job other = QueuedJob(2);
+  other.uid = "another-uid";
+  EXPECT_NE(WorkloadName(other), WorkloadName(QueuedJob(2)));
+}
+
+TEST(WorkloadTest, BuildsOnePodSetOwnedByTheJob) {
+  const Job job = QueuedJob(4, R"({"elasticPolicy": {"minReplicas": 2},
+    "resources": {"cpu": "2"}})");
+  const Json pod = controller::Desired(job).pods.front();
+  const Json wl = BuildWorkload(job, pod, 1000);
+  EXPECT_EQ(wl["apiVersion"], "kueue.x-k8s.io/v1beta2");
+  EXPECT_EQ(wl["metadata"]["name"], WorkloadName(job));
+  EXPECT_EQ(wl["metadata"]["labels"]["petname.dev/job-name"], "rex");
+  EXPECT_EQ(wl["metadata"]["labels"]["kueue.x-k8s.io/job-uid"], "job-uid");
+  EXPECT_EQ(wl["metadata"]["ownerReferences"][0]["uid"], "job-uid");
+  EXPECT_EQ(wl["metadata"]["ownerReferences"][0]["controller"], true);
+  EXPECT_EQ(wl["spec"]["queueName"], "team-a");
+  ASSERT_EQ(wl["spec"]["podSets"].size(), 1u);
+  const Json& ps = wl["spec"]["podSets"][0];
+  EXPECT_EQ(ps["name"], "ranks");
+  EXPECT_EQ(ps["count"], 4);
+  EXPECT_EQ(ps["minCount"], 2);
+  EXPECT_EQ(ps["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"], "2");
+  EXPECT_EQ(wl["spec"]["priority"], 1000);
+  EXPECT_EQ(wl["spec"]["priorityClassRef"]["kind"], "WorkloadPriorityClass");
+  EXPECT_EQ(wl["spec"]["priorityClassRef"]["name"], "high");
+}
+
+TEST(WorkloadTest, NoMinCountWithoutElasticPolicyOrPriorityWithoutItsClass) {
+  const Job job = QueuedJob(3);
+  const Json wl = BuildWorkload(job, controller::Desired(job).pods.front(), std::nullopt);
+  EXPECT_FALSE(wl["spec"]["podSets"][0].contains("minCount"));
+  EXPECT_FALSE(wl["spec"].contains("priority"));
+  EXPECT_FALSE(wl["spec"].contains("priorityClassRef"));
+}
+
+TEST(WorkloadTest, ReadsAdmission) {
+  const WorkloadState s = WorkloadStateFromJson(AdmittedWorkload(2));
+  EXPECT_TRUE(s.exists);
+  EXPECT_TRUE(s.quota_reserved);
+  EXPECT_TRUE(s.admitted);
+  EXPECT_FALSE(s.evicted);
+  EXPECT_EQ(s.cluster_queue, "cq");
+  EXPECT_EQ(s.admitted_count, 2);
+  EXPECT_EQ(s.flavors.at("cpu"), "on-demand");
+  EXPECT_FALSE(s.pods_ready.has_value());
+}
+
+TEST(WorkloadTest, ReadsEvictionAndPending) {
+  Json wl = AdmittedWorkload(2);
+  wl["status"]["conditions"].push_back({{"type", "Evicted"},
+                                        {"status", "True"},
+                                        {"reason", "Preempted"},
+                                        {"message", "Preempted to accommodate a workload"}});
+  WorkloadState s = WorkloadStateFromJson(wl);
+  EXPECT_TRUE(s.evicted);
+  EXPECT_EQ(s.evicted_reason, "Preempted");
+  EXPECT_EQ(s.evicted_message, "Preempted to accommodate a workload");
+
+  Json pending = Json::parse(R"({"metadata": {"name": "w"}, "status": {"conditions": [
+    {"type": "QuotaReserved", "status": "False", "reason": "Pending",
+     "message": "couldn't assign flavors to pod set ranks: insufficient quota"}]}})");
+  s = WorkloadStateFromJson(pending);
+  EXPECT_FALSE(s.quota_reserved);
+  EXPECT_FALSE(s.admitted);
+  EXPECT_EQ(s.admitted_count, 0);
+  EXPECT_EQ(s.pending_message, "couldn't assign flavors to pod set ranks: insufficient quota");
+}
+
+TEST(WorkloadTest, ClearReservationAsKueuesJobframework) {
+  Json wl = AdmittedWorkload(2);
+  wl["status"]["conditions"].push_back(
+      {{"type", "Evicted"}, {"status", "True"}, {"reason", "Preempted"}, {"message", "by x"}});
+  const Json out = ClearReservation(wl, kT0);
+  const WorkloadState s = WorkloadStateFromJson(out);
+  EXPECT_FALSE(s.quota_reserved);
+  EXPECT_FALSE(s.admitted);
+  EXPECT_FALSE(out["status"].contains("admission"));
+  EXPECT_EQ(out["metadata"]["resourceVersion"], "7");  // the write is conditional
+  bool requeued = false;
+  for (const Json& c : out["status"]["conditions"]) {
+    if (c["type"] == "Requeued") requeued = c["status"] == "True" && c["reason"] == "Preempted";
+    if (c["type"] == "QuotaReserved") {
+      EXPECT_EQ(c["reason"], "Pending");
+    }
+    if (c["type"] == "Admitted") {
+      EXPECT_EQ(c["reason"], "NoReservation");
+    }
+  }
+  EXPECT_TRUE(requeued);
+
+  Json deactivated = AdmittedWorkload(2);
+  deactivated["status"]["conditions"].push_back(
+      {{"type", "Evicted"}, {"status", "True"}, {"reason", "Deactivated"}, {"message", "m"}});
+  for (const Json& c : ClearReservation(deactivated, kT0)["status"]["conditions"]) {
+    if (c["type"] == "Requeued") {
+      EXPECT_EQ(c["status"], "False");
+    }
+  }
+}
+
+TEST(WorkloadTest, FinishAndPodsReady) {
+  Json out = FinishWorkload(AdmittedWorkload(1), true, "all 1 ranks succeeded", kT0);
+  EXPECT_TRUE(WorkloadStateFromJson(out).finished);
+  out = SetWorkloadPodsReady(AdmittedWorkload(1), true, kT0);
+  EXPECT_EQ(WorkloadStateFromJson(out).pods_ready, true);
+  out = SetWorkloadPodsReady(out, false, kT0 + 5);
+  EXPECT_EQ(WorkloadStateFromJson(out).pods_ready, false);
+}
+
+TEST(WorkloadTest, FlavorNodeLabelsAndTolerationsReachThePods) {
+  const Json flavor = Json::parse(R"({"spec": {"nodeLabels": {"pool": "spot"},
+    "tolerations": [{"key": "spot", "operator": "Exists", "effect": "NoSchedule"}]}})");
+  Job job = QueuedJob(1, R"({"scheduling": {"nodeSelector": {"zone": "a", "pool": "x"}}})");
+  ApplyFlavor(flavor, &job.spec);
+  ApplyFlavor(flavor, &job.spec);  // idempotent
+  EXPECT_EQ(job.spec.scheduling["nodeSelector"], Json::parse(R"({"zone": "a", "pool": "spot"})"));
+  EXPECT_EQ(job.spec.scheduling["tolerations"].size(), 1u);
+  const Json pod = controller::Desired(job).pods.front();
+  EXPECT_EQ(pod["spec"]["nodeSelector"]["pool"], "spot");
+  EXPECT_EQ(pod["spec"]["tolerations"][0]["key"], "spot");
+
+  Job templated = QueuedJob(1, R"({"template": {"spec": {"nodeSelector": {"zone": "b"}}}})");
+  ApplyFlavor(flavor, &templated.spec);
+  EXPECT_EQ(templated.spec.pod_template.spec["nodeSelector"]["pool"], "spot");
+  EXPECT_FALSE(templated.spec.scheduling.contains("nodeSelector"));
+}
+
+}  // namespace
+}  // namespace petname::api

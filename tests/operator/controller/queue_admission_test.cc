@@ -1,0 +1,177 @@
+#include "operator/controller/queue_admission.h"
+
+#include <gtest/gtest.h>
+
+#include "operator/api/conditions.h"
+#include "operator/controller/job_status.h"
+#include "tests/operator/controller/test_job.h"
+
+namespace petname::controller {
+namespace {
+
+constexpr int64_t kT0 = 1'800'000'000;
+
+std::string Cond(const api::JobStatus& status, const std::string& type) {
+  const api::Condition* c = api::FindCondition(status.conditions, type);
+  return c == nullptr ? "<none>" : std::string(c->status ? "True" : "False") + "/" + c->reason;
+}
+
+QueueState Waiting() {
+  QueueState q;
+  q.wanted = true;
+  q.workload.exists = true;
+  q.workload.name = "wl";
+  q.workload.pending_message = "insufficient quota for cpu";
+  return q;
+}
+
+QueueState Admitted(int count) {
+  QueueState q = Waiting();
+  q.workload.quota_reserved = true;
+  q.workload.admitted = true;
+  q.workload.admitted_count = count;
+  q.workload.cluster_queue = "cq";
+  q.workload.pending_message.clear();
+  return q;
+}
+
+QueueState Evicted(const std::string& reason, bool reserved) {
+  QueueState q = Admitted(2);
+  q.workload.evicted = true;
+  q.workload.evicted_reason = reason;
+  q.workload.evicted_message = "Preempted to accommodate a higher priority Workload";
+  q.workload.quota_reserved = reserved;
+  q.workload.admitted = reserved;
+  return q;
+}
+
+std::vector<api::ObservedPod> RunningPods(int n) {
+  std::vector<api::ObservedPod> pods;
+  for (int i = 0; i < n; ++i) {
+    api::ObservedPod p =
+        api::PodFromJson(TestPod("rex-rank-" + std::to_string(i), "job-uid", "Running", true));
+    p.rank = i;
+    pods.push_back(p);
+  }
+  return pods;
+}
+
+TEST(QueueAdmissionTest, NoWorkloadYetCreatesOneAndNoPod) {
+  QueueState q;
+  q.wanted = true;
+  const Plan p = ComputeStatus(TestJob(2), {}, PodGroupState::kNotWanted, kT0, q);
+  EXPECT_EQ(p.workload, WorkloadAction::kCreate);
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  EXPECT_EQ(p.status.phase, api::JobPhase::kSuspended);
+  EXPECT_EQ(Cond(p.status, api::kSuspended), "True/WaitingForAdmission");
+  EXPECT_EQ(Cond(p.status, api::kQuotaReserved), "False/Pending");
+  EXPECT_EQ(p.status.reason, "WaitingForAdmission");
+}
+
+TEST(QueueAdmissionTest, WaitingForQuotaCreatesNoPod) {
+  const Plan p = ComputeStatus(TestJob(2), {}, PodGroupState::kNotWanted, kT0, Waiting());
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  EXPECT_EQ(Cond(p.status, api::kAdmitted), "False/NoReservation");
+  const api::Condition* s = api::FindCondition(p.status.conditions, api::kSuspended);
+  ASSERT_NE(s, nullptr);
+  EXPECT_NE(s->message.find("insufficient quota for cpu"), std::string::npos) << s->message;
+}
+
+TEST(QueueAdmissionTest, AdmissionStartsTheRanksAndSaysSo) {
+  api::Job job = TestJob(2);
+  Plan p = ComputeStatus(job, {}, PodGroupState::kNotWanted, kT0, Waiting());
+  job.status = p.status;
+  p = ComputeStatus(job, {}, PodGroupState::kNotWanted, kT0 + 30, Admitted(2));
+  EXPECT_EQ(p.pods, PodAction::kRun);
+  EXPECT_EQ(p.status.phase, api::JobPhase::kPending);
+  EXPECT_EQ(Cond(p.status, api::kSuspended), "False/Admitted");
+  EXPECT_EQ(Cond(p.status, api::kQuotaReserved), "True/QuotaReserved");
+  EXPECT_EQ(Cond(p.status, api::kAdmitted), "True/Admitted");
+  EXPECT_EQ(p.status.start_time, kT0 + 30);  // a deadline counts from the admission
+  bool admitted_event = false;
+  for (const JobEvent& e : p.events) admitted_event |= e.reason == "Admitted";
+  EXPECT_TRUE(admitted_event);
+}
+
+TEST(QueueAdmissionTest, EvictionStopsTheRanksWithoutARestart) {
+  api::Job job = TestJob(2);
+  job.status =
+      ComputeStatus(job, RunningPods(2), PodGroupState::kNotWanted, kT0, Admitted(2)).status;
+  ASSERT_EQ(job.status.phase, api::JobPhase::kRunning);
+  Plan p = ComputeStatus(job, RunningPods(2), PodGroupState::kNotWanted, kT0 + 60,
+                         Evicted("Preempted", true));
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);  // pods are still there
+  EXPECT_EQ(p.status.phase, api::JobPhase::kSuspended);
+  EXPECT_EQ(p.status.restarts, 0);
+  EXPECT_EQ(Cond(p.status, api::kSuspended), "True/Preempted");
+  EXPECT_EQ(Cond(p.status, api::kRunning), "False/Preempted");
+  EXPECT_EQ(p.status.reason, "Preempted");
+  bool preempted_event = false;
+  for (const JobEvent& e : p.events) preempted_event |= e.reason == "Preempted";
+  EXPECT_TRUE(preempted_event);
+  job.status = p.status;
+
+  // The ranks are gone: the reservation is released, once.
+  p = ComputeStatus(job, {}, PodGroupState::kNotWanted, kT0 + 70, Evicted("Preempted", true));
+  EXPECT_EQ(p.workload, WorkloadAction::kClearReservation);
+  job.status = p.status;
+  p = ComputeStatus(job, {}, PodGroupState::kNotWanted, kT0 + 71, Evicted("Preempted", false));
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  job.status = p.status;
+
+  // Re-admitted: the same restart generation runs again (the trainer resumes).
+  p = ComputeStatus(job, {}, PodGroupState::kNotWanted, kT0 + 90, Admitted(2));
+  EXPECT_EQ(p.pods, PodAction::kRun);
+  EXPECT_EQ(p.status.restarts, 0);
+  EXPECT_EQ(Cond(p.status, api::kSuspended), "False/Admitted");
+}
+
+TEST(QueueAdmissionTest, DeactivatedJobWaitsAndSaysWhy) {
+  api::Job job = TestJob(1);
+  const Plan p = ComputeStatus(job, RunningPods(1), PodGroupState::kNotWanted, kT0,
+                               Evicted("Deactivated", true));
+  EXPECT_EQ(Cond(p.status, api::kSuspended), "True/Deactivated");
+  EXPECT_EQ(p.pods, PodAction::kStop);
+}
+
+TEST(QueueAdmissionTest, UnservedApiCreatesNoPodAndLooksAgain) {
+  QueueState q;
+  q.wanted = true;
+  q.unavailable = true;
+  const Plan p = ComputeStatus(TestJob(1), {}, PodGroupState::kNotWanted, kT0, q);
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);
+  EXPECT_EQ(Cond(p.status, api::kQuotaReserved), "False/KueueUnavailable");
+  EXPECT_EQ(p.requeue_after, kQueueRecheckSeconds);
+}
+
+TEST(QueueAdmissionTest, FinishedJobFinishesItsWorkloadOnce) {
+  api::Job job = TestJob(1);
+  std::vector<api::ObservedPod> done = RunningPods(1);
+  done[0].phase = "Succeeded";
+  Plan p = ComputeStatus(job, done, PodGroupState::kNotWanted, kT0, Admitted(1));
+  EXPECT_EQ(p.status.phase, api::JobPhase::kSucceeded);
+  EXPECT_EQ(p.workload, WorkloadAction::kFinish);
+  job.status = p.status;
+  QueueState finished = Admitted(1);
+  finished.workload.finished = true;
+  p = ComputeStatus(job, done, PodGroupState::kNotWanted, kT0 + 1, finished);
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);
+}
+
+TEST(QueueAdmissionTest, UserSuspendWinsAndWithoutAQueueNothingChanges) {
+  api::Job job = TestJob(1, R"({"spec": {"runPolicy": {"suspend": true}}})");
+  Plan p = ComputeStatus(job, {}, PodGroupState::kNotWanted, kT0, Admitted(1));
+  EXPECT_EQ(Cond(p.status, api::kSuspended), "True/Suspended");
+  EXPECT_EQ(p.status.reason, "");
+  p = ComputeStatus(TestJob(1), {}, PodGroupState::kNotWanted, kT0, QueueState{});
+  EXPECT_EQ(p.pods, PodAction::kRun);
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);
+  EXPECT_EQ(Cond(p.status, api::kQuotaReserved), "<none>");
+}
+
+}  // namespace
+}  // namespace petname::controller

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Kueue admission of PetNameTrainingJobs on the real API server with a real Kueue (v0.17, built
+# and started by tests/cluster/kueue-up.sh) and the real petname-operator --kueue. No kubelet:
+# the test moves rank pods through phases. Checks: a queued job creates its Workload and no pod;
+# the admission's flavor (nodeLabels, tolerations) reaches the pods; two LocalQueues sharing one
+# ClusterQueue with room for one job: the second waits (no pod) until the first finishes (its
+# Workload Finished frees the quota); a higher-priority job preempts a running one: its pods go,
+# it waits as Suspended/Preempted with restarts 0, its reservation is released, and it comes back
+# at the same restart generation; partial admission runs a 4-replica job with minReplicas 2 at 2;
+# deleting a queued or a running job leaves no Workload and no pod.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+
+"$ROOT/tests/cluster/kueue-up.sh" "$PETNAME_CLUSTER_DIR" >/dev/null
+AT_EXIT+=("\"$ROOT/tests/cluster/kueue-down.sh\" \"$PETNAME_CLUSTER_DIR\"")
+ka() { "$KUBECTL" --kubeconfig "$KUBECONFIG" "$@"; }
+RF="rf-$NS" CQ="cq-$NS"
+AT_EXIT+=("ka delete clusterqueue $CQ --wait=false" "ka delete resourceflavor $RF --wait=false"
+  "ka delete workloadpriorityclass low-$NS high-$NS")
+ka apply -f - >/dev/null <<YAML
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: $RF}
+spec:
+  nodeLabels: {petname.dev/pool: blue}
+  tolerations: [{key: petname.dev/pool, operator: Equal, value: blue, effect: NoSchedule}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: $CQ}
+spec:
+  namespaceSelector: {}
+  preemption: {withinClusterQueue: LowerPriority}
+  resourceGroups:
+  - coveredResources: [cpu, memory]
+    flavors:
+    - name: $RF
+      resources:
+      - {name: cpu, nominalQuota: 2}
+      - {name: memory, nominalQuota: 64Gi}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: low-$NS}
+value: 10
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: high-$NS}
+value: 1000
+YAML
+k apply -f - >/dev/null <<YAML
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: team-a}
+spec: {clusterQueue: $CQ}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: team-b}
+spec: {clusterQueue: $CQ}
+YAML
+
+start_operator --kueue
+
+# queued_job NAME QUEUE PRIORITY REPLICAS [EXTRA_SPEC_YAML]: a job of REPLICAS x 1 CPU in QUEUE.
+queued_job() {
+  k create -f - >/dev/null <<YAML
+apiVersion: petname.dev/v1alpha1
+kind: PetNameTrainingJob
+metadata:
+  name: $1
+  labels: {kueue.x-k8s.io/queue-name: $2, kueue.x-k8s.io/priority-class: $3-$NS}
+spec:
+  replicas: $4
+  image: petname:test
+  dataset: {path: /data/pets.csv}
+  resources: {cpu: "1"}
+${5:-}
+YAML
+}
+workloads_of() { k get workloads -l "petname.dev/job-name=$1" -o json; }
+workload_count() { workloads_of "$1" | jq '.items | length'; }
+has_workloads() { [[ $(workload_count "$1") == "$2" ]]; }
+wl_cond() { workloads_of "$1" | jq -r --arg t "$2" '.items[0].status.conditions[]? | select(.type == $t) | .status + "/" + .reason'; }
+wl_cond_is() { [[ $(wl_cond "$1" "$2") == "$3" ]]; }
+admitted() { cond_is "$1" Admitted True; }
+finish_job() { # JOB N: every rank Succeeded
+  local r
+  for ((r = 0; r < $2; r++)); do set_phase "$1-rank-$r" Succeeded; done
+}
+
+log "a job in queue team-a: its Workload is created, admitted, and only then the rank pods"
+queued_job first team-a low 2
+wait_until "first's Workload" 30 has_workloads first 1
+[[ $(workloads_of first | jq -r '.items[0].spec.podSets[0].count') == 2 ]] || fail "pod set count"
+[[ $(workloads_of first | jq -r '.items[0].spec.priority') == 10 ]] || fail "priority from the WorkloadPriorityClass"
+[[ $(workloads_of first | jq -r '.items[0].metadata.ownerReferences[0].kind') == PetNameTrainingJob ]] || fail "owner"
+wait_until "first admitted" 30 admitted first
+wait_until "first's 2 pods" 30 has_pods first 2
+pod=$(k get pod first-rank-0 -o json)
+[[ $(jq -r '.spec.nodeSelector["petname.dev/pool"]' <<<"$pod") == blue ]] || fail "flavor nodeLabels not on the pod"
+[[ $(jq -r '.spec.tolerations[] | select(.key == "petname.dev/pool") | .value' <<<"$pod") == blue ]] || fail "flavor toleration not on the pod"
+cond_is first QuotaReserved True || fail "QuotaReserved"
+run_all first 2
+wait_until "first Running" 30 phase_is first Running
+wait_until "Workload PodsReady" 30 wl_cond_is first PodsReady True/PodsReady
+
+log "a job in queue team-b (same ClusterQueue, no quota left) waits without pods"
+queued_job second team-b low 2
+wait_until "second's Workload" 30 has_workloads second 1
+wait_until "second waiting" 30 cond_reason_is second Suspended WaitingForAdmission
+sleep 3
+has_pods second 0 || fail "a job that was never admitted has pods"
+phase_is second Suspended || fail "second is not Suspended while queued"
+[[ $(job_field second '{.status.reason}') == WaitingForAdmission ]] || fail "status.reason of a queued job"
+k get pntj second | grep -q False || fail "kubectl get pntj shows no ADMITTED False"
+
+log "first succeeds: its Workload finishes, and second is admitted"
+finish_job first 2
+wait_until "first Succeeded" 30 phase_is first Succeeded
+wait_until "first's Workload Finished" 30 wl_cond_is first Finished True/Succeeded
+wait_until "second admitted" 60 admitted second
+wait_until "second's pods" 30 has_pods second 2
+run_all second 2
+wait_until "second Running" 30 phase_is second Running
+
+log "a high-priority job preempts second: second's ranks go, it waits, it is not a failure"
+queued_job urgent team-a high 2
+wait_until "second preempted" 60 cond_reason_is second Suspended Preempted
+wait_until "second's pods gone" 60 has_pods second 0
+restarts_is second 0 || fail "a preemption counted as a restart"
+wait_until "second's reservation released" 30 wl_cond_is second QuotaReserved False/Pending
+wl_cond_is second Requeued True/Preempted || fail "Requeued condition: $(wl_cond second Requeued)"
+has_event second Preempted || fail "no Preempted event on second"
+wait_until "urgent admitted" 60 admitted urgent
+wait_until "urgent's pods" 30 has_pods urgent 2
+phase_is second Suspended || fail "second not Suspended while preempted"
+
+log "urgent finishes: second is admitted again and its ranks come back (same generation)"
+run_all urgent 2
+finish_job urgent 2
+wait_until "urgent Succeeded" 30 phase_is urgent Succeeded
+wait_until "second re-admitted" 60 admitted second
+wait_until "second's pods again" 30 has_pods second 2
+generation_is second-rank-0 0 || fail "re-admission made a new restart generation"
+restarts_is second 0 || fail "restarts after re-admission"
+run_all second 2
+finish_job second 2
+wait_until "second Succeeded" 30 phase_is second Succeeded
+
+log "partial admission: 4 replicas asked, minReplicas 2, quota for 2: runs with 2"
+queued_job elastic team-a low 4 "  elasticPolicy: {minReplicas: 2}"
+wait_until "elastic admitted" 60 admitted elastic
+wait_until "elastic's 2 pods" 30 has_pods elastic 2
+sleep 2
+has_pods elastic 2 || fail "elastic has $(pod_count elastic) pods, not 2"
+[[ $(job_field elastic '{.status.ranks}') == 2 ]] || fail "status.ranks of the partially admitted job"
+ws=$(k get pod elastic-rank-0 -o json | jq -r '.spec.containers[] | select(.name == "trainer") | .env[] | select(.name == "WORLD_SIZE") | .value')
+[[ $ws == 2 ]] || fail "WORLD_SIZE $ws, not 2"
+[[ $(workloads_of elastic | jq -r '.items[0].spec.podSets[0].minCount') == 2 ]] || fail "minCount"
+
+log "deleting a queued job and a running one leaves no Workload and no pod"
+queued_job waiting team-b low 2
+wait_until "waiting's Workload" 30 has_workloads waiting 1
+k delete pntj waiting elastic --wait=false >/dev/null
+wait_until "no Workload of waiting" 60 has_workloads waiting 0
+wait_until "no Workload of elastic" 60 has_workloads elastic 0
+wait_until "no pod of elastic" 60 has_pods elastic 0
+
+log "without the label nothing changes: no Workload, pods at once"
+create_job plain 1
+wait_until "plain's pod" 30 has_pods plain 1
+has_workloads plain 0 || fail "a job without queue label got a Workload"
+log "PASS"
