@@ -178,10 +178,10 @@ if [[ $(awk '{print $2,$3,$4,$5,$6,$7,$8}' <<<"$got") == "Running 2 2 3 1.61 1 U
   pass "printer columns Phase Replicas Ready Epoch Loss Restarts Reason"; else fail "printer columns" "$got"; fi
 out=$(k get pntj -n "$NS" 2>&1 || true)
 header=$(head -n 1 <<<"$out" | tr -s ' ')
-if [[ $header == "NAME PHASE REPLICAS READY EPOCH LOSS RESTARTS REASON AGE" ]]; then pass "printer column headers"; else
+if [[ $header == "NAME PHASE REPLICAS READY EPOCH LOSS RESTARTS REASON ADMITTED AGE" ]]; then pass "printer column headers"; else
   fail "printer column headers" "$header"; fi
 out=$(k get pntj cpu-job -n "$NS" -o wide 2>&1 || true)
-if [[ $(head -n 1 <<<"$out" | tr -s ' ') == "NAME PHASE REPLICAS READY EPOCH LOSS RESTARTS REASON AGE RANKS MODEL" ]] &&
+if [[ $(head -n 1 <<<"$out" | tr -s ' ') == "NAME PHASE REPLICAS READY EPOCH LOSS RESTARTS REASON ADMITTED AGE QUEUE RANKS MODEL" ]] &&
   [[ $(tail -n 1 <<<"$out" | awk '{print $(NF-1), $NF}') == "4 /checkpoints/cpu-job/model.safetensors" ]]; then
   pass "printer columns Ranks and Model with -o wide"; else
   fail "printer columns Ranks and Model with -o wide" "$out"; fi
