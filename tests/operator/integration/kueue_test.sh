@@ -13,7 +13,6 @@ source "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 
 "$ROOT/tests/cluster/kueue-up.sh" "$PETNAME_CLUSTER_DIR" >/dev/null
-AT_EXIT+=("\"$ROOT/tests/cluster/kueue-down.sh\" \"$PETNAME_CLUSTER_DIR\"")
 ka() { "$KUBECTL" --kubeconfig "$KUBECONFIG" "$@"; }
 RF="rf-$NS" CQ="cq-$NS"
 AT_EXIT+=("ka delete clusterqueue $CQ --wait=false" "ka delete resourceflavor $RF --wait=false"
