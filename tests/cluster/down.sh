@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stops a control plane started by up.sh: by PID file, in reverse start order, TERM then KILL;
-# first the node of node-up.sh when DIR has one (node-down.sh).
+# first Kueue (kueue-up.sh), then the node of node-up.sh when DIR has one (node-down.sh).
 #
 #   tests/cluster/down.sh DIR [--purge]
 #
@@ -34,6 +34,7 @@ stop_watchdog() {
 
 [[ -d $DIR ]] || exit 0
 stop_watchdog
+stop_daemon "$DIR" kueue
 "$HERE/node-down.sh" "$DIR"
 for c in "${COMPONENTS[@]}"; do stop_daemon "$DIR" "$c"; done
 if [[ $PURGE == --purge ]]; then
