@@ -44,6 +44,12 @@
 #      by gzip ConfigMap and by claim, the examples the node can run to Succeeded (the GPU ones
 #      as a server-side dry run), names and the model copied off the cluster, uninstall. Runs
 #      last: it replaces scenario 1's release and its uninstall removes the CRDs.
+#  12. Kueue (tests/e2e/kueue_scenario.sh, run before 11): Kueue v0.17 next to the API server, the
+#      chart with kueue.enabled; a job waits for quota with no pod; a higher-priority job preempts a
+#      training one, which checkpoints at the step it stopped, waits, is admitted again, resumes
+#      from that step and Succeeds with every step trained once and no restart counted; partial
+#      admission runs a 4-replica job with minReplicas 2 at 2; deleting a queued or a running job
+#      leaves no Workload and no pod. Its timings go to WORK/kueue-timings.txt and the report.
 #
 #   tests/e2e/e2e_test.sh BIN_DIR CSV      (BIN_DIR holds petname and petname-operator)
 #
@@ -55,7 +61,7 @@
 # on exit (the cluster also by its watchdog); WORK is kept when a check failed.
 # Env: E2E_MAX_NAMES (default 6000), E2E_EPOCHS (default 6), E2E_BATCH (default 256), sizes of
 # each job (small enough for < 2 min per scenario on 2 cores, big enough to be killed mid-training);
-# E2E_SCENARIOS (default "1 2 3 4 5 6 7 8 9 10 11"): the scenarios to run after scenario 1, which installs
+# E2E_SCENARIOS (default "1 2 3 4 5 6 7 8 9 10 12 11"): the scenarios to run after scenario 1, which installs
 # the operator and always runs.
 set -euo pipefail
 
@@ -65,9 +71,9 @@ CSV=${2:?usage: e2e_test.sh BIN_DIR CSV}
 MAX_NAMES=${E2E_MAX_NAMES:-6000}
 EPOCHS=${E2E_EPOCHS:-6}
 BATCH=${E2E_BATCH:-256}
-SCENARIOS=${E2E_SCENARIOS:-1 2 3 4 5 6 7 8 9 10 11}
+SCENARIOS=${E2E_SCENARIOS:-1 2 3 4 5 6 7 8 9 10 12 11}
 for n in $SCENARIOS; do
-  [[ $n =~ ^([1-9]|1[01])$ ]] || { echo "e2e_test.sh: E2E_SCENARIOS: no scenario '$n' (1-11)" >&2; exit 2; }
+  [[ $n =~ ^([1-9]|1[012])$ ]] || { echo "e2e_test.sh: E2E_SCENARIOS: no scenario '$n' (1-12)" >&2; exit 2; }
 done
 # shellcheck source-path=SCRIPTDIR source=../cluster/env.sh
 source "$ROOT/tests/cluster/env.sh"
@@ -173,10 +179,11 @@ report() {
     echo "| scenario | seconds |"
     echo "|---|---|"
     local s
-    for s in node-up 1-install-train 2-kill-rank 3-kill-operator 4-delete 5-processes 6-node-daemons 7-sweep 8-damaged-checkpoint 9-shared-claim 10-start 11-quick-start; do
+    for s in node-up 1-install-train 2-kill-rank 3-kill-operator 4-delete 5-processes 6-node-daemons 7-sweep 8-damaged-checkpoint 9-shared-claim 10-start 12-kueue 11-quick-start; do
       echo "| $s | ${SCENARIO_SECONDS[$s]:-not run} |"
     done
     echo
+    [[ -f $WORK/kueue-timings.txt ]] && { cat "$WORK/kueue-timings.txt"; echo; }
     awk 'NR > 1 {
         n++; load += $2; if ($2 > maxload) maxload = $2
         if (min_avail == "" || $3 < min_avail) min_avail = $3
@@ -322,6 +329,8 @@ source "$ROOT/tests/e2e/shared_claim_scenario.sh"
 source "$ROOT/tests/e2e/doc_scenario.sh"
 # shellcheck source-path=SCRIPTDIR source=start_scenario.sh
 source "$ROOT/tests/e2e/start_scenario.sh"
+# shellcheck source-path=SCRIPTDIR source=kueue_scenario.sh
+source "$ROOT/tests/e2e/kueue_scenario.sh"
 
 # ---- scenario 1: helm install, a 2-rank job to Succeeded ---------------------------------------
 scenario_1() {

@@ -1,0 +1,206 @@
+# shellcheck shell=bash
+# e2e scenario 12 (sourced by e2e_test.sh, whose helpers it uses): Kueue v0.17 (kueue-up.sh, a host
+# process next to the node's API server) admits, preempts and resumes PetNameTrainingJobs that
+# really train on the node. One ClusterQueue with 1 CPU (two LocalQueues, q-a and q-b), rank pods
+# of 500m, so one 2-rank job fits:
+#  - kq-low (q-a, priority low) is admitted and trains; kq-wait (q-b, 4 replicas, minReplicas 2)
+#    waits with no pod;
+#  - kq-high (q-a, priority high) preempts kq-low after its first checkpoint: kq-low's ranks get
+#    SIGTERM, rank 0 logs "stopping on SIGTERM after step S" and its newest checkpoint holds step S;
+#    the pods go, kq-low waits (Suspended, reason Preempted), restarts stay 0;
+#  - kq-high Succeeds, kq-low is admitted again and rank 0 logs "resuming from ... step S)"; it
+#    Succeeds with its final checkpoint at EPOCHS x (steps of epoch 1): no step lost or trained
+#    twice; restarts 0 (the preemption is not a failure);
+#  - kq-wait is then admitted with 2 of its 4 replicas (partial admission): 2 pods, world size 2;
+#  - deleting kq-queued (never admitted) and kq-wait (running) leaves no Workload and no pod.
+# Timings for docs/benchmarks.md: admission to all ranks running, and eviction to no rank pod.
+
+KQ_WPC_LOW=e2e-low KQ_WPC_HIGH=e2e-high KQ_CQ=e2e-cq KQ_RF=e2e-flavor
+
+# kq_job NAME QUEUE PRIORITY REPLICAS EPOCHS [SPEC_LINE]: a job of REPLICAS x 500m on its own claim
+kq_job() {
+  storage "$1"
+  kn apply -f - >/dev/null <<YAML
+apiVersion: petname.dev/v1alpha1
+kind: PetNameTrainingJob
+metadata:
+  name: $1
+  labels: {kueue.x-k8s.io/queue-name: $2, kueue.x-k8s.io/priority-class: $3}
+spec:
+  replicas: $4
+  image: $TRAINER_IMAGE
+  imagePullPolicy: Never
+  resources: {cpu: 500m}
+  dataset:
+    path: /data/pets.csv
+    maxNames: $MAX_NAMES
+    volume: {hostPath: "$WORK/data"}
+  training: {epochs: $5, batchSizePerReplica: $BATCH, threads: 1}
+  checkpoint: {claimName: $1-ckpt, everyEpochs: 1, keep: 1000}
+${6:-}
+YAML
+}
+kq_cond() { job_field "$1" "{.status.conditions[?(@.type==\"$2\")].$3}"; }
+kq_admitted() { [[ $(kq_cond "$1" Admitted status) == True ]]; }
+kq_waiting() { [[ $(job_field "$1" '{.status.phase}') == Suspended && $(kq_cond "$1" Suspended reason) == "$2" ]]; }
+kq_pods() { kn get pods -l "petname.dev/job-name=$1" -o name | wc -l; }
+kq_no_pods() { (($(kq_pods "$1") == 0)); }
+kq_workloads() { kn get workloads -l "petname.dev/job-name=$1" -o name | wc -l; }
+kq_no_workload() { (($(kq_workloads "$1") == 0)); }
+kq_now() { date +%s.%N; }
+# kq_latest_step JOB: the step in the manifest of JOB's newest checkpoint
+kq_latest_step() {
+  local latest
+  latest=$(cat "$(ckpt_dir "$1")/latest" 2>/dev/null) || return 1
+  jq -r .step "$(ckpt_dir "$1")/$latest/manifest.json"
+}
+# kq_wait_time SECONDS CMD...: polls CMD every 0.2 s; prints the seconds it took (fails on timeout)
+kq_wait_time() {
+  local deadline=$((SECONDS + $1)) start
+  shift
+  start=$(kq_now)
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.2
+  done
+  awk -v a="$(kq_now)" -v b="$start" 'BEGIN { printf "%.1f\n", a - b }'
+}
+
+kq_cleanup() {
+  kn delete pntj kq-low kq-high kq-wait kq-queued --ignore-not-found --wait=false >/dev/null 2>&1 || true
+  kn delete localqueue q-a q-b --ignore-not-found >/dev/null 2>&1 || true
+  k delete clusterqueue "$KQ_CQ" --ignore-not-found --wait=false >/dev/null 2>&1 || true
+  k delete resourceflavor "$KQ_RF" --ignore-not-found --wait=false >/dev/null 2>&1 || true
+  k delete workloadpriorityclass "$KQ_WPC_LOW" "$KQ_WPC_HIGH" --ignore-not-found >/dev/null 2>&1 || true
+  "$HELM" --kubeconfig "$CLUSTER/kubeconfig" upgrade petname "$ROOT/charts/petname-operator" -n "$OP_NS" \
+    --reuse-values --set kueue.enabled=false --wait >/dev/null 2>&1 || true
+  eventually 120 operator_ready || true
+}
+
+scenario_12() {
+  local t0=$SECONDS
+  log "scenario 12: Kueue admits, preempts and resumes jobs"
+  step "Kueue $KUEUE_VERSION started next to the node's API server (kueue-up.sh)" 600 \
+    "$ROOT/tests/cluster/kueue-up.sh" "$CLUSTER" || return 1
+  step "helm upgrade --set kueue.enabled=true (the operator runs with --kueue)" 180 \
+    "$HELM" --kubeconfig "$CLUSTER/kubeconfig" upgrade petname "$ROOT/charts/petname-operator" \
+    -n "$OP_NS" --reuse-values --set kueue.enabled=true --wait || return 1
+  with_kueue() { k -n "$OP_NS" get deploy -o json | grep -q -- '"--kueue"'; }
+  check "the operator's Deployment passes --kueue" with_kueue
+  step "operator Ready" 120 operator_ready || return 1
+  kq_scenario
+  local rc=$?
+  kq_cleanup
+  SCENARIO_SECONDS[12-kueue]=$((SECONDS - t0))
+  return "$rc"
+}
+
+kq_scenario() {
+  k apply -f - >/dev/null <<YAML || { not_ok "Kueue objects applied"; return 1; }
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: $KQ_RF}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: $KQ_CQ}
+spec:
+  namespaceSelector: {}
+  preemption: {withinClusterQueue: LowerPriority}
+  resourceGroups:
+  - coveredResources: [cpu, memory]
+    flavors:
+    - name: $KQ_RF
+      resources:
+      - {name: cpu, nominalQuota: 1}
+      - {name: memory, nominalQuota: 16Gi}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: $KQ_WPC_LOW}
+value: 10
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: $KQ_WPC_HIGH}
+value: 1000
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q-a, namespace: $NS}
+spec: {clusterQueue: $KQ_CQ}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q-b, namespace: $NS}
+spec: {clusterQueue: $KQ_CQ}
+YAML
+  ok "ResourceFlavor, ClusterQueue (1 CPU), LocalQueues q-a and q-b, WorkloadPriorityClasses"
+
+  kq_job kq-low q-a "$KQ_WPC_LOW" 2 "$EPOCHS"
+  local admit_run
+  step "kq-low admitted" 60 kq_admitted kq-low || return 1
+  admit_run=$(kq_wait_time 180 phase_is kq-low Running) || { not_ok "kq-low: all ranks running"; return 1; }
+  ok "kq-low: admission to all ranks running in ${admit_run} s"
+  kq_job kq-wait q-b "$KQ_WPC_LOW" 4 1 "  elasticPolicy: {minReplicas: 2}"
+  step "kq-wait (q-b, same ClusterQueue, no quota left) waits: Suspended, WaitingForAdmission" 60 \
+    kq_waiting kq-wait WaitingForAdmission || return 1
+  step "kq-low's first checkpoint written" 240 checkpointed kq-low || return 1
+  check "kq-wait has no pod while kq-low trains" kq_no_pods kq-wait
+  local per_epoch
+  per_epoch=$(jq -r .step "$(ckpt_dir kq-low)/epoch-000001/manifest.json")
+  kn logs -f kq-low-rank-0 >"$WORK/logs-kq-low-rank-0-before.log" 2>&1 &
+  local follower=$!
+
+  kq_job kq-high q-a "$KQ_WPC_HIGH" 2 1
+  local evicted gone
+  evicted=$(kq_now)
+  step "kq-low preempted by kq-high: Suspended, reason Preempted" 120 kq_waiting kq-low Preempted ||
+    { kill "$follower" 2>/dev/null; return 1; }
+  gone=$(kq_wait_time 120 kq_no_pods kq-low) || { not_ok "kq-low's rank pods gone"; return 1; }
+  ok "kq-low: eviction to no rank pod in ${gone} s (kq-high created $(awk -v a="$(kq_now)" -v b="$evicted" 'BEGIN { printf "%.1f", a - b }') s before)"
+  wait "$follower" 2>/dev/null || true
+  local stopped saved
+  stopped=$(sed -n 's/.*stopping on SIGTERM after step \([0-9]*\).*/\1/p' "$WORK/logs-kq-low-rank-0-before.log" | tail -n 1)
+  saved=$(kq_latest_step kq-low)
+  check "kq-low's rank 0 stopped on SIGTERM at step ${stopped:-?} (mid-training, after epoch 1's step $per_epoch)" \
+    test -n "$stopped" -a "${stopped:-0}" -gt "$per_epoch"
+  check "kq-low's newest checkpoint holds that step ($saved)" test "$saved" = "${stopped:-none}"
+  check "kq-low's preemption is not a restart (status.restarts 0)" test "$(job_field kq-low '{.status.restarts}')" = 0
+  check "kq-low's Workload released its reservation (Requeued True/Preempted)" eventually 30 kq_workload_requeued kq-low
+
+  step "kq-high admitted and Succeeded" 300 phase_is kq-high Succeeded || return 1
+  local readmit_run
+  step "kq-low admitted again (before kq-wait: same priority, created first)" 120 kq_admitted kq-low || return 1
+  readmit_run=$(kq_wait_time 180 phase_is kq-low Running) || { not_ok "kq-low running again"; return 1; }
+  ok "kq-low: re-admission to all ranks running in ${readmit_run} s"
+  check "kq-wait still has no pod" kq_no_pods kq-wait
+  step "kq-low Succeeded after its resume" 360 phase_is kq-low Succeeded || { save_logs kq-low; return 1; }
+  save_logs kq-low
+  local resumed final
+  resumed=$(sed -n 's/.*resuming from .*step \([0-9]*\)).*/\1/p' "$WORK/logs/kq-low-rank-0.log" | head -n 1)
+  check "kq-low's rank 0 resumed from step ${resumed:-?}, the step it stopped at" test "${resumed:-none}" = "${stopped:-x}"
+  final=$(jq -r .step "$(ckpt_dir kq-low)/epoch-$(printf '%06d' "$EPOCHS")/manifest.json" 2>/dev/null)
+  check "kq-low trained every step once: final step $final = $EPOCHS epochs x $per_epoch" \
+    test "${final:-0}" = $((EPOCHS * per_epoch))
+  check "kq-low's restarts still 0" test "$(job_field kq-low '{.status.restarts}')" = 0
+
+  step "kq-wait admitted with 2 of its 4 replicas (partial admission)" 120 kq_admitted kq-wait || return 1
+  two_running() { (($(kn get pods -l petname.dev/job-name=kq-wait --field-selector=status.phase=Running -o name | wc -l) == 2)); }
+  step "kq-wait runs 2 rank pods" 120 two_running || return 1
+  check "kq-wait has exactly 2 pods and world size 2" test "$(kq_pods kq-wait)/$(job_field kq-wait '{.status.ranks}')" = 2/2
+  kq_job kq-queued q-b "$KQ_WPC_LOW" 2 1
+  step "kq-queued waits (its Workload exists, no pod)" 60 kq_waiting kq-queued WaitingForAdmission || return 1
+  check "kq-queued has a Workload" test "$(kq_workloads kq-queued)" = 1
+  kn delete pntj kq-queued kq-wait --wait=false >/dev/null
+  check "deleting kq-queued leaves no Workload" eventually 60 kq_no_workload kq-queued
+  check "deleting kq-queued leaves no pod" kq_no_pods kq-queued
+  check "deleting running kq-wait leaves no Workload" eventually 60 kq_no_workload kq-wait
+  check "deleting running kq-wait leaves no pod" eventually 120 kq_no_pods kq-wait
+  printf 'kueue admission_to_running_s %s readmission_to_running_s %s eviction_to_no_pod_s %s\n' \
+    "$admit_run" "$readmit_run" "$gone" >>"$WORK/kueue-timings.txt"
+}
+kq_workload_requeued() {
+  [[ $(kn get workloads -l petname.dev/job-name="$1" -o json |
+    jq -r '.items[0].status.conditions[]? | select(.type == "Requeued") | .status + "/" + .reason') == True/Preempted ]]
+}
