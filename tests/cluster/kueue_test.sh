@@ -5,6 +5,8 @@
 #     status.admission.podSetAssignments), keeps the second pending (QuotaReserved=False, Pending)
 #     and admits it once the first is deleted;
 #   partial admission: count 3, minCount 1 at 500m each is admitted with count 2;
+#   finishing: Finished=True (what the operator writes at the end) releases the quota; deactivating
+#     (spec.active=false) evicts with reason Deactivated;
 #   preemption: in a ClusterQueue with withinClusterQueue: LowerPriority a high-priority Workload
 #     evicts the low one (Evicted=True reason Preempted, Preempted=True reason InClusterQueue);
 #     Kueue leaves the evicted Workload's quota to its job controller, so the test does what the
@@ -169,6 +171,31 @@ check "delete second" k -n "$NS" delete workload second
 check "Workload partial (3 x 500m, minCount 1) created" workload partial team 500m 3 1
 check "partial: admitted with count 2 (1 cpu)" eventually 30 has_assignment partial "main 2 default-flavor 1"
 check "delete partial" k -n "$NS" delete workload partial
+
+# ---- finishing and deactivating -------------------------------------------------------------------
+# finish NAME: what the operator writes when the job ends (Finished=True, reason Succeeded)
+finish_workload() {
+  local patch
+  patch=$(wl "$1" | python3 -c 'import datetime, json, sys
+w = json.load(sys.stdin)
+now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+conds = w["status"]["conditions"] + [{"type": "Finished", "status": "True", "reason": "Succeeded",
+    "message": "the job succeeded", "lastTransitionTime": now,
+    "observedGeneration": w["metadata"]["generation"]}]
+print(json.dumps({"metadata": {"resourceVersion": w["metadata"]["resourceVersion"]},
+                  "status": {"conditions": conds}}))')
+  k -n "$NS" patch workload "$1" --subresource status --type merge -p "$patch"
+}
+check "Workload done (1 cpu) created and admitted" eval 'workload done team 1 1 && eventually 30 admitted done'
+check "Workload next (1 cpu) created and pending" eval 'workload next team 1 1 && eventually 30 pending next'
+check "done: Finished=True reason Succeeded written" finish_workload done
+check "next admitted: a finished Workload's quota is released" eventually 30 admitted next
+show done finished
+check "next: spec.active=false" k -n "$NS" patch workload next --type merge -p '{"spec":{"active":false}}'
+check "next: Evicted=True reason Deactivated" eventually 30 is next Evicted True/Deactivated
+check "next: keeps its quota until its job controller releases it" eval 'admitted next && ! no_admission next'
+show next deactivated
+check "delete done and next" k -n "$NS" delete workload done next
 
 # ---- preemption within a ClusterQueue -------------------------------------------------------------
 k apply -f - >>"$CHECKS_LOG" 2>&1 <<YAML
