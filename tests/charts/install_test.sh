@@ -4,7 +4,9 @@
 # the apiserver authorises every call against the chart's RBAC and nothing else):
 #   CRD established, Deployment accepted and rolled into a ReplicaSet, RBAC allows exactly what the
 #   operator needs, examples/cpu-job.yaml turned into rank pods + Service; then the same with the
-#   namespace-scoped install (Role, --namespace).
+#   namespace-scoped install (Role, --namespace), with kueue.enabled: the rights on Kueue's Workloads
+#   in the watched namespace and the cluster-wide reads of ResourceFlavors and WorkloadPriorityClasses
+#   (SubjectAccessReviews: this cluster has no Kueue).
 #
 #   tests/charts/install_test.sh [PETNAME_OPERATOR]     (default: build/bin/petname-operator)
 #
@@ -38,8 +40,9 @@ export PETNAME_CLUSTER_OWNER_PID=$$
 k() { "$KUBECTL" --kubeconfig "$DIR/kubeconfig" "$@"; }
 can() { [[ $(k auth can-i --as "$SA" "$@" 2>/dev/null) == yes ]]; }
 cannot() { ! can "$@"; }
-# For APIs this cluster does not serve (PodGroups) `kubectl auth can-i` cannot map the resource
-# (it asks about group "" instead), so ask with a SubjectAccessReview. sar VERB GROUP RESOURCE
+# For APIs this cluster does not serve (PodGroups, Kueue's) `kubectl auth can-i` cannot map the
+# resource (it asks about group "" instead), so ask with a SubjectAccessReview.
+# sar VERB GROUP RESOURCE [NAMESPACE [SUBRESOURCE]]   (NAMESPACE default: default; "" cluster-wide)
 sar() {
   [[ $(k create -o jsonpath='{.status.allowed}' -f - 2>/dev/null <<YAML
 apiVersion: authorization.k8s.io/v1
@@ -47,7 +50,7 @@ kind: SubjectAccessReview
 spec:
   user: $SA
   groups: [system:serviceaccounts, "system:serviceaccounts:$NS", system:authenticated]
-  resourceAttributes: {namespace: default, verb: $1, group: $2, resource: $3}
+  resourceAttributes: {namespace: "${4-default}", verb: $1, group: $2, resource: $3, subresource: "${5:-}"}
 YAML
   ) == true ]]
 }
@@ -132,6 +135,8 @@ check "RBAC: create coscheduling PodGroups" sar create scheduling.x-k8s.io podgr
 check "RBAC: create Volcano PodGroups" sar create scheduling.volcano.sh podgroups
 check "RBAC: no PodGroup deletes" eval '! sar delete scheduling.x-k8s.io podgroups'
 check "RBAC: SubjectAccessReview answers no for unrelated APIs" eval '! sar create batch jobs'
+check "RBAC: no Kueue Workloads without kueue.enabled" eval '! sar create kueue.x-k8s.io workloads &&
+  ! sar list kueue.x-k8s.io resourceflavors ""'
 check "RBAC: no pod updates" cannot update pods -n default
 check "RBAC: no service deletes" cannot delete services -n default
 check "RBAC: create rendezvous Secrets, get one after a conflict" can create secrets -n default
@@ -173,11 +178,31 @@ check "bearer token never logged (trace level)" token_not_logged
 stop_operator
 
 k create namespace team-a >/dev/null
-check "helm upgrade to namespace scope" "$HELM" --kubeconfig "$DIR/kubeconfig" upgrade rel \
+check "helm upgrade to namespace scope, kueue.enabled" "$HELM" --kubeconfig "$DIR/kubeconfig" upgrade rel \
   "$ROOT/charts/petname-operator" --namespace "$NS" --set scope=namespace,watchNamespace=team-a \
-  --reuse-values
+  --set kueue.enabled=true --reuse-values
 check "ClusterRole gone" eventually 30 no_clusterrole
 check "RBAC: jobs in team-a only" team_a_only
+kueue_workloads_rbac() {
+  local verb
+  for verb in get list watch create delete; do sar "$verb" kueue.x-k8s.io workloads team-a || return 1; done
+  for verb in get patch update; do sar "$verb" kueue.x-k8s.io workloads team-a status || return 1; done
+}
+check "RBAC (kueue.enabled): Workloads get/list/watch/create/delete, status get/patch/update in team-a" \
+  eventually 30 kueue_workloads_rbac
+check "RBAC (kueue.enabled): no Workload spec writes, none outside team-a" eval \
+  '! sar update kueue.x-k8s.io workloads team-a && ! sar patch kueue.x-k8s.io workloads team-a &&
+  ! sar create kueue.x-k8s.io workloads default'
+kueue_cluster_reads() {
+  local verb r
+  for r in resourceflavors workloadpriorityclasses; do
+    for verb in get list watch; do sar "$verb" kueue.x-k8s.io "$r" "" || return 1; done
+    ! sar create kueue.x-k8s.io "$r" "" || return 1
+  done
+}
+check "RBAC (kueue.enabled): read-only ResourceFlavors and WorkloadPriorityClasses (ClusterRole -kueue)" \
+  kueue_cluster_reads
+check "RBAC (kueue.enabled): no ClusterQueue writes" eval '! sar update kueue.x-k8s.io clusterqueues ""'
 sa_kubeconfig
 check "operator ready as the ServiceAccount (--namespace team-a)" start_operator --namespace team-a
 check "team-a job accepted" k -n team-a apply -f "$ROOT/examples/cpu-job.yaml"

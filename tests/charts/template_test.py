@@ -46,6 +46,21 @@ OPERATOR_RULES = [
     {"apiGroups": ["scheduling.x-k8s.io", "scheduling.volcano.sh"], "resources": ["podgroups"],
      "verbs": ["get", "create"]},
 ]
+# With kueue.enabled: the job's Kueue Workload (create, watch, delete; its status: finish it,
+# release the quota of an evicted one) in the operator's Role or ClusterRole, and the
+# cluster-scoped reads (an admission's ResourceFlavors, a job's WorkloadPriorityClass).
+KUEUE_RULES = [
+    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads"],
+     "verbs": ["get", "list", "watch", "create", "delete"]},
+    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads/status"],
+     "verbs": ["get", "patch", "update"]},
+]
+KUEUE_CLUSTER_RULES = [
+    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["resourceflavors"],
+     "verbs": ["get", "list", "watch"]},
+    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloadpriorityclasses"],
+     "verbs": ["get", "list", "watch"]},
+]
 LEASE_RULES = [{"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
                 "verbs": ["get", "create", "update"]}]
 
@@ -187,6 +202,40 @@ def test_leader_election():
           ("RoleBinding", "rel-petname-operator-leader-election") in objs)
 
 
+def test_kueue():
+    default_args = container(render())["args"]
+    check("kueue off by default: no --kueue", "--kueue" not in default_args, str(default_args))
+    objs = render("kueue.enabled=true")
+    role = objs[("ClusterRole", "rel-petname-operator")]
+    check("kueue.enabled: ClusterRole has the operator's rules, then Kueue's",
+          role["rules"] == OPERATOR_RULES + KUEUE_RULES + KUEUE_CLUSTER_RULES,
+          json.dumps(role["rules"]))
+    check("kueue.enabled: --kueue after the other arguments",
+          container(objs)["args"] == default_args + ["--kueue"], str(container(objs)["args"]))
+    check("kueue.enabled, cluster scope: no second ClusterRole",
+          kinds(objs).count("ClusterRole") == 1, str(kinds(objs)))
+    objs = render("kueue.enabled=true", "scope=namespace", "watchNamespace=team-a")
+    role = objs[("Role", "rel-petname-operator")]
+    check("kueue.enabled, namespace scope: the Role has the operator's and the Workload rules",
+          role["rules"] == OPERATOR_RULES + KUEUE_RULES, json.dumps(role["rules"]))
+    cluster_role = objs.get(("ClusterRole", "rel-petname-operator-kueue"))
+    check("kueue.enabled, namespace scope: ClusterRole -kueue reads flavors and priority classes",
+          cluster_role is not None and cluster_role["rules"] == KUEUE_CLUSTER_RULES)
+    binding = objs.get(("ClusterRoleBinding", "rel-petname-operator-kueue"))
+    check("kueue.enabled, namespace scope: ClusterRoleBinding -kueue to the ServiceAccount",
+          binding is not None
+          and binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                                     "name": "rel-petname-operator-kueue"}
+          and binding["subjects"] == [{"kind": "ServiceAccount", "name": "rel-petname-operator",
+                                       "namespace": "petname-system"}])
+    check("kueue.enabled, namespace scope: --namespace and --kueue",
+          container(objs)["args"][0] == "--namespace=team-a"
+          and container(objs)["args"][-1] == "--kueue")
+    objs = render("kueue.enabled=true", "rbac.create=false")
+    check("kueue.enabled, rbac.create=false: no RBAC objects",
+          not [k for k in kinds(objs) if "Role" in k], str(kinds(objs)))
+
+
 def test_monitoring():
     objs = render("serviceMonitor.enabled=true", "prometheusRule.enabled=true",
                   "serviceMonitor.labels.release=kps", "dashboard.enabled=false")
@@ -326,7 +375,7 @@ def test_readme_values():
 def test_schema_rejects():
     for bad in ["scope=everywhere", "replicas=-1", "operator.logLevel=loud", "operator.workers=0",
                 "image.pullPolicy=Sometimes", "unknownKey=1", "operator.maxPodsPerSweep=0", "serviceMonitor.interval=soon",
-                "podMonitor.interval=soon"]:
+                "podMonitor.interval=soon", "kueue.enabled=maybe", "kueue.queue=x"]:
         r = helm("template", "rel", str(CHART), "--set", bad)
         check(f"schema rejects {bad}", r.returncode != 0 and "rel" not in r.stdout, r.stdout[:200])
 
@@ -340,7 +389,7 @@ def test_service_account_off():
 
 
 for test in [test_lint_and_crds, test_defaults, test_namespace_scope, test_leader_election,
-             test_monitoring, test_pod_monitor, test_helm_test_hook, test_readme_values,
+             test_kueue, test_monitoring, test_pod_monitor, test_helm_test_hook, test_readme_values,
              test_schema_rejects, test_service_account_off]:
     try:
         test()

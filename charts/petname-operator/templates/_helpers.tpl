@@ -87,6 +87,32 @@ tests/charts/template_test.py keeps this list exact.
   verbs: ["get", "create"]
 {{- end }}
 
+{{/*
+With kueue.enabled (--kueue): the operator creates, watches, deletes and finishes the Kueue Workload
+of each queued job (namespaced, in the operator's Role or ClusterRole), and reads the
+ResourceFlavors of an admission (node labels and tolerations for the rank pods) and the
+WorkloadPriorityClasses of a job's priority (cluster-scoped: kueueClusterRules, in the ClusterRole,
+or with scope namespace in a ClusterRole <fullname>-kueue of their own).
+tests/charts/template_test.py keeps these lists exact.
+*/}}
+{{- define "petname-operator.kueueRules" -}}
+- apiGroups: ["kueue.x-k8s.io"]
+  resources: ["workloads"]
+  verbs: ["get", "list", "watch", "create", "delete"]
+- apiGroups: ["kueue.x-k8s.io"]
+  resources: ["workloads/status"]
+  verbs: ["get", "patch", "update"]
+{{- end }}
+
+{{- define "petname-operator.kueueClusterRules" -}}
+- apiGroups: ["kueue.x-k8s.io"]
+  resources: ["resourceflavors"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["kueue.x-k8s.io"]
+  resources: ["workloadpriorityclasses"]
+  verbs: ["get", "list", "watch"]
+{{- end }}
+
 {{/* Leader election is on when asked for, and always with more than one replica. */}}
 {{- define "petname-operator.leaderElect" -}}
 {{- if or .Values.leaderElection.enabled (gt (int .Values.replicas) 1) }}true{{ end }}
