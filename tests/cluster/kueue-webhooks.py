@@ -46,10 +46,15 @@ def main(argv):
         print("usage: kueue-webhooks.py MANIFESTS BASE_URL CA_FILE GROUP...", file=sys.stderr)
         return 2
     manifests, base_url, ca_file, groups = argv[1], argv[2].rstrip("/"), argv[3], set(argv[4:])
-    with open(ca_file, "rb") as f:
-        ca_bundle = base64.b64encode(f.read()).decode()
-    with open(manifests, encoding="utf-8") as f:
-        docs = [d for d in yaml.safe_load_all(f) if d and d.get("kind") in NAMES]
+    try:
+        with open(ca_file, "rb") as f:
+            ca_bundle = base64.b64encode(f.read()).decode()
+        with open(manifests, encoding="utf-8") as f:
+            docs = [d for d in yaml.safe_load_all(f)
+                    if isinstance(d, dict) and d.get("kind") in NAMES]
+    except (OSError, yaml.YAMLError) as e:
+        print(f"petname: error: {e}", file=sys.stderr)
+        return 1
     if len(docs) != 2:
         print(f"petname: error: {manifests}: expected one Mutating and one Validating "
               f"WebhookConfiguration, found {len(docs)}", file=sys.stderr)
