@@ -162,6 +162,9 @@ check "operator ready as the ServiceAccount (cluster scope, leader election, tra
   start_operator --leader-elect --leader-elect-namespace "$NS" --log-level trace
 lease_held() { [[ -n $(k -n "$NS" get lease petname-operator -o jsonpath='{.spec.holderIdentity}') ]]; }
 check "the operator holds the Lease" eventually 30 lease_held
+# examples/kueue-*.yaml hold Kueue's kinds: its CRDs (tests/cluster/build.sh --kueue caches them).
+[[ -d $PETNAME_KUEUE_DIR/crds ]] || "$ROOT/tests/cluster/build.sh" --kueue >/dev/null
+check "Kueue $KUEUE_VERSION's CRDs installed" k apply --server-side -f "$PETNAME_KUEUE_DIR/crds/"
 check "every example accepted by the apiserver (dry run)" k -n default apply --dry-run=server --validate=strict -f "$ROOT/examples/"
 check "example cpu-job accepted" k -n default apply -f "$ROOT/examples/cpu-job.yaml"
 check "cpu-job turned into 2 rank pods" eventually 60 has_pods default cpu-job 2

@@ -8,7 +8,9 @@
 # the documented names (a registry's job) and two hostPath PersistentVolumes bound to the
 # documented claims (a storage provisioner's job). The documented `helm install` replaces the
 # release scenario 1 installed. Blocks 10-89 run, the results are checked, then the documented
-# uninstall (90-99) runs and is checked. In between, examples/gpu-job.yaml is applied for real: the
+# uninstall (90-99) runs and is checked. The user guide's Kueue example (65-66) needs Kueue next
+# to the API server: scenario 12 leaves it running, else kueue-up.sh starts it first. In between,
+# examples/gpu-job.yaml is applied for real: the
 # operator must accept it and report its pods Unschedulable (the node has no GPU).
 
 # doc_volume CLAIM: a hostPath PersistentVolume (directory owned by the trainer's uid) bound in
@@ -49,6 +51,10 @@ scenario_11() {
     "${CTR[@]}" images tag --force "$image" "${image%:*}:dev" >>"$CHECKS_LOG" 2>&1 ||
       { not_ok "tag $image as ${image%:*}:dev in the node's containerd"; return 1; }
   done
+  if ! kueue_running; then  # scenario 12 leaves it running; the user guide's Kueue example needs it
+    "$ROOT/tests/cluster/kueue-up.sh" "$CLUSTER" >>"$CHECKS_LOG" 2>&1 ||
+      { not_ok "Kueue started for the user guide's Kueue example (kueue-up.sh)"; return 1; }
+  fi
   doc_volume petname-data
   doc_volume petname-checkpoints
   mkdir -p "$WORK/quickstart/repo"
@@ -67,6 +73,8 @@ scenario_11() {
   save_doc_logs
   check "cpu-job read the gzip-compressed table from the ConfigMap" \
     grep -q "petname: data: .* usable names" "$WORK/logs/cpu-job-rank-0.log"
+  check "kueue-job ran in Kueue's queue team-a (its Workload was listed)" \
+    grep -q "^petnametrainingjob-kueue-job-" "$WORK/quickstart.log"
   check "template-job read the table from the claim filled with kubectl cp" \
     grep -q "petname: data: .* usable names" "$WORK/logs/template-job-rank-0.log"
   check "status.modelPath names the model beside the checkpoints" \

@@ -40,6 +40,8 @@ spec:
 ${6:-}
 YAML
 }
+# kueue_running: Kueue started by kueue-up.sh for this cluster is alive
+kueue_running() { [[ -f $CLUSTER/kueue.pid ]] && kill -0 "$(cat "$CLUSTER/kueue.pid")" 2>/dev/null; }
 kq_cond() { job_field "$1" "{.status.conditions[?(@.type==\"$2\")].$3}"; }
 kq_admitted() { [[ $(kq_cond "$1" Admitted status) == True ]]; }
 kq_waiting() { [[ $(job_field "$1" '{.status.phase}') == Suspended && $(kq_cond "$1" Suspended reason) == "$2" ]]; }
