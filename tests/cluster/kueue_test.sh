@@ -35,6 +35,8 @@ DIR=$(mktemp -d "${TMPDIR:-/tmp}/petname-kueue-test.XXXXXX")
 CHECKS_LOG=$DIR/checks.log
 # shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
 source "$ROOT/tests/lib/checks.sh"
+# shellcheck source-path=SCRIPTDIR source=../support/kueue.sh
+source "$ROOT/tests/support/kueue.sh"
 NS=kueue-test
 
 finish() {
@@ -134,21 +136,9 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata: {name: default-flavor}
 ---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: one-cpu}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: default-flavor
-      resources: [{name: cpu, nominalQuota: 1}]
+$(kueue_cluster_queue one-cpu default-flavor 1)
 ---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: team, namespace: $NS}
-spec: {clusterQueue: one-cpu}
+$(kueue_local_queue "$NS" team one-cpu)
 YAML
 cq_active() { [[ $(k get clusterqueue one-cpu -o jsonpath='{.status.conditions[?(@.type=="Active")].status}') == True ]]; }
 check "ClusterQueue one-cpu Active" eventually 30 cq_active
@@ -199,32 +189,13 @@ check "delete done and next" k -n "$NS" delete workload done next
 
 # ---- preemption within a ClusterQueue -------------------------------------------------------------
 k apply -f - >>"$CHECKS_LOG" 2>&1 <<YAML
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata: {name: low}
-value: 100
+$(kueue_priority_class low 100)
 ---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata: {name: high}
-value: 1000
+$(kueue_priority_class high 1000)
 ---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: preempting}
-spec:
-  namespaceSelector: {}
-  preemption: {withinClusterQueue: LowerPriority}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: default-flavor
-      resources: [{name: cpu, nominalQuota: 1}]
+$(kueue_cluster_queue preempting default-flavor 1 LowerPriority)
 ---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: prio, namespace: $NS}
-spec: {clusterQueue: preempting}
+$(kueue_local_queue "$NS" prio preempting)
 YAML
 no_priority_refused() {
   ! workload nopriority prio 1 1 "" low >"$DIR/nopriority.out" 2>&1 &&

@@ -15,6 +15,8 @@
 #  - deleting kq-queued (never admitted) and kq-wait (running) leaves no Workload and no pod.
 # Timings for docs/benchmarks.md: admission to all ranks running, and eviction to no rank pod.
 
+# shellcheck source-path=SCRIPTDIR source=../support/kueue.sh
+source "$ROOT/tests/support/kueue.sh"
 KQ_WPC_LOW=e2e-low KQ_WPC_HIGH=e2e-high KQ_CQ=e2e-cq KQ_RF=e2e-flavor
 
 # kq_job NAME QUEUE PRIORITY REPLICAS EPOCHS [SPEC_LINE]: a job of REPLICAS x 500m on its own claim
@@ -103,39 +105,15 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata: {name: $KQ_RF}
 ---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: $KQ_CQ}
-spec:
-  namespaceSelector: {}
-  preemption: {withinClusterQueue: LowerPriority}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: $KQ_RF
-      resources:
-      - {name: cpu, nominalQuota: 1}
-      - {name: memory, nominalQuota: 16Gi}
+$(kueue_cluster_queue "$KQ_CQ" "$KQ_RF" 1 LowerPriority)
 ---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata: {name: $KQ_WPC_LOW}
-value: 10
+$(kueue_priority_class "$KQ_WPC_LOW" 10)
 ---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata: {name: $KQ_WPC_HIGH}
-value: 1000
+$(kueue_priority_class "$KQ_WPC_HIGH" 1000)
 ---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: q-a, namespace: $NS}
-spec: {clusterQueue: $KQ_CQ}
+$(kueue_local_queue "$NS" q-a "$KQ_CQ")
 ---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: q-b, namespace: $NS}
-spec: {clusterQueue: $KQ_CQ}
+$(kueue_local_queue "$NS" q-b "$KQ_CQ")
 YAML
   ok "ResourceFlavor, ClusterQueue (1 CPU), LocalQueues q-a and q-b, WorkloadPriorityClasses"
 

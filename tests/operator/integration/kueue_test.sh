@@ -11,6 +11,8 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=../../support/kueue.sh
+source "$ROOT/tests/support/kueue.sh"
 
 "$ROOT/tests/cluster/kueue-up.sh" "$PETNAME_CLUSTER_DIR" >/dev/null
 ka() { "$KUBECTL" --kubeconfig "$KUBECONFIG" "$@"; }
@@ -25,40 +27,15 @@ spec:
   nodeLabels: {petname.dev/pool: blue}
   tolerations: [{key: petname.dev/pool, operator: Equal, value: blue, effect: NoSchedule}]
 ---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: $CQ}
-spec:
-  namespaceSelector: {}
-  preemption: {withinClusterQueue: LowerPriority}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: $RF
-      resources:
-      - {name: cpu, nominalQuota: 2}
-      - {name: memory, nominalQuota: 64Gi}
+$(kueue_cluster_queue "$CQ" "$RF" 2 LowerPriority)
 ---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata: {name: low-$NS}
-value: 10
+$(kueue_priority_class "low-$NS" 10)
 ---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata: {name: high-$NS}
-value: 1000
-YAML
-k apply -f - >/dev/null <<YAML
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: team-a}
-spec: {clusterQueue: $CQ}
+$(kueue_priority_class "high-$NS" 1000)
 ---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: team-b}
-spec: {clusterQueue: $CQ}
+$(kueue_local_queue "$NS" team-a "$CQ")
+---
+$(kueue_local_queue "$NS" team-b "$CQ")
 YAML
 
 start_operator --kueue
