@@ -1,21 +1,44 @@
 #!/usr/bin/env bash
 # Kueue admission of PetNameTrainingJobs on the real API server with a real Kueue (v0.17, built
 # and started by tests/cluster/kueue-up.sh) and the real petname-operator --kueue. No kubelet:
-# the test moves rank pods through phases. Checks: a queued job creates its Workload and no pod;
+# the test moves rank pods through phases. Checks: before Kueue is installed, a queued job waits
+# (QuotaReserved False, KueueUnavailable) with no pod; a queued job creates its Workload and no pod;
 # the admission's flavor (nodeLabels, tolerations) reaches the pods; two LocalQueues sharing one
 # ClusterQueue with room for one job: the second waits (no pod) until the first finishes (its
 # Workload Finished frees the quota); a higher-priority job preempts a running one: its pods go,
 # it waits as Suspended/Preempted with restarts 0, its reservation is released, and it comes back
 # at the same restart generation; partial admission runs a 4-replica job with minReplicas 2 at 2;
-# deleting a queued or a running job leaves no Workload and no pod.
+# deleting a queued or a running job leaves no Workload and no pod; a missing WorkloadPriorityClass
+# is a Warning event, not a stuck job.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=../../support/kueue.sh
 source "$ROOT/tests/support/kueue.sh"
 
-"$ROOT/tests/cluster/kueue-up.sh" "$PETNAME_CLUSTER_DIR" >/dev/null
 ka() { "$KUBECTL" --kubeconfig "$KUBECONFIG" "$@"; }
+
+# Before Kueue is installed (this test installs it on the fixture's cluster): --kueue refuses
+# nothing, and a job in a queue waits without pods, saying why.
+if ! ka get --raw /apis/kueue.x-k8s.io/v1beta2 >/dev/null 2>&1; then
+  log "--kueue without Kueue: a job in a queue waits (KueueUnavailable), no pod"
+  start_operator --kueue
+  wait_until "the operator's error line about the missing Kueue API" 20 grep -q "is not served" "$LOG_DIR/operator.log"
+  k create -f - >/dev/null <<YAML
+apiVersion: petname.dev/v1alpha1
+kind: PetNameTrainingJob
+metadata: {name: early, labels: {kueue.x-k8s.io/queue-name: team-a}}
+spec: {replicas: 1, image: petname:test, dataset: {path: /data/pets.csv}}
+YAML
+  wait_until "early: QuotaReserved False/KueueUnavailable" 30 cond_reason_is early QuotaReserved KueueUnavailable
+  has_pods early 0 || fail "a job in a queue got pods without Kueue"
+  stop_operator
+  k delete pntj early >/dev/null
+else
+  log "Kueue's API is already served on this cluster: the KueueUnavailable part is skipped"
+fi
+
+"$ROOT/tests/cluster/kueue-up.sh" "$PETNAME_CLUSTER_DIR" >/dev/null
 RF="rf-$NS" CQ="cq-$NS"
 AT_EXIT+=("ka delete clusterqueue $CQ --wait=false" "ka delete resourceflavor $RF --wait=false"
   "ka delete workloadpriorityclass low-$NS high-$NS")
@@ -144,6 +167,13 @@ k delete pntj waiting elastic --wait=false >/dev/null
 wait_until "no Workload of waiting" 60 has_workloads waiting 0
 wait_until "no Workload of elastic" 60 has_workloads elastic 0
 wait_until "no pod of elastic" 60 has_pods elastic 0
+
+log "a WorkloadPriorityClass that does not exist: a Warning event, and the job queues as usual"
+queued_job nopri team-b missing 1
+wait_until "nopri's Workload" 30 has_workloads nopri 1
+wait_until "event PriorityClassNotFound" 30 has_event nopri PriorityClassNotFound
+[[ $(workloads_of nopri | jq -r '.items[0].spec.priority // "none"') == none ]] || fail "a priority without its class"
+wait_until "nopri admitted" 60 admitted nopri
 
 log "without the label nothing changes: no Workload, pods at once"
 create_job plain 1
