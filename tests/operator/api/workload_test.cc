@@ -133,7 +133,8 @@ TEST(WorkloadTest, ClearReservationAsKueuesJobframework) {
   Json deactivated = AdmittedWorkload(2);
   deactivated["status"]["conditions"].push_back(
       {{"type", "Evicted"}, {"status", "True"}, {"reason", "Deactivated"}, {"message", "m"}});
-  for (const Json& c : ClearReservation(deactivated, kT0)["status"]["conditions"]) {
+  const Json cleared = ClearReservation(deactivated, kT0);
+  for (const Json& c : cleared["status"]["conditions"]) {
     if (c["type"] == "Requeued") {
       EXPECT_EQ(c["status"], "False");
     }
