@@ -22,6 +22,9 @@ KQ_WPC_LOW=e2e-low KQ_WPC_HIGH=e2e-high KQ_CQ=e2e-cq KQ_RF=e2e-flavor
 # kq_job NAME QUEUE PRIORITY REPLICAS EPOCHS [SPEC_LINE]: a job of REPLICAS x 500m on its own claim
 kq_job() {
   storage "$1"
+  # The claim is bound before the job exists, as on a cluster whose claims outlive their jobs, so
+  # that the timings below hold no wait for the PV controller's binding.
+  eventually 60 kq_claim_bound "$1-ckpt" || not_ok "claim $1-ckpt Bound"
   kn apply -f - >/dev/null <<YAML
 apiVersion: petname.dev/v1alpha1
 kind: PetNameTrainingJob
@@ -44,6 +47,7 @@ YAML
 }
 # kueue_running: Kueue started by kueue-up.sh for this cluster is alive
 kueue_running() { [[ -f $CLUSTER/kueue.pid ]] && kill -0 "$(cat "$CLUSTER/kueue.pid")" 2>/dev/null; }
+kq_claim_bound() { [[ $(kn get pvc "$1" -o jsonpath='{.status.phase}') == Bound ]]; }
 kq_cond() { job_field "$1" "{.status.conditions[?(@.type==\"$2\")].$3}"; }
 kq_admitted() { [[ $(kq_cond "$1" Admitted status) == True ]]; }
 kq_waiting() { [[ $(job_field "$1" '{.status.phase}') == Suspended && $(kq_cond "$1" Suspended reason) == "$2" ]]; }
@@ -91,6 +95,12 @@ scenario_12() {
     -n "$OP_NS" --reuse-values --set kueue.enabled=true --wait || return 1
   with_kueue() { k -n "$OP_NS" get deploy -o json | grep -q -- '"--kueue"'; }
   check "the operator's Deployment passes --kueue" with_kueue
+  # Only the new operator: a terminating one without --kueue would still start a queued job's pods.
+  only_kueue_operator() {
+    k -n "$OP_NS" get pods -l app.kubernetes.io/name=petname-operator -o json |
+      jq -e '(.items | length) == 1 and (.items[0].spec.containers[0].args | index("--kueue") != null)'
+  }
+  step "the operator without --kueue is gone, the one with it runs" 120 only_kueue_operator || return 1
   step "operator Ready" 120 operator_ready || return 1
   kq_scenario
   local rc=$?
