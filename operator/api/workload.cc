@@ -79,10 +79,6 @@ WorkloadState WorkloadStateFromJson(const Json& wl) {
   if (const Json* c = FindWorkloadCondition(wl, "PodsReady")) {
     s.pods_ready = c->value("status", "") == "True";
   }
-  const Json spec = wl.value("spec", Json::object());
-  if (spec.is_object() && spec.contains("active") && spec["active"].is_boolean()) {
-    s.active = spec["active"].get<bool>();
-  }
   const Json admission = wl.value("/status/admission"_json_pointer, Json());
   if (!admission.is_object()) return s;
   s.cluster_queue = admission.value("clusterQueue", "");

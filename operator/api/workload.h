@@ -46,7 +46,6 @@ struct WorkloadState {
   std::string evicted_reason;  // Preempted, PodsReadyTimeout, Deactivated, ...
   std::string evicted_message;
   bool finished = false;
-  bool active = true;                          // spec.active
   std::optional<bool> pods_ready;              // condition PodsReady, when present
   std::string cluster_queue;                   // status.admission.clusterQueue
   int admitted_count = 0;                      // the pod set's admitted count (0: not admitted)

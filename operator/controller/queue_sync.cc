@@ -50,12 +50,17 @@ QueueState QueueSync::Observe(const api::Job& job, Json* wl) const {
   return q;
 }
 
-Status QueueSync::ApplyAdmission(const QueueState& queue, api::Job* job) const {
+void QueueSync::ApplyAdmittedReplicas(const QueueState& queue, api::Job* job) const {
   const api::WorkloadState& wl = queue.workload;
-  if (!queue.wanted || !wl.admitted || wl.evicted) return Status::Ok();
+  if (!queue.wanted || !wl.admitted || wl.evicted) return;
   if (wl.admitted_count > 0 && wl.admitted_count < job->spec.replicas) {
     job->spec.replicas = wl.admitted_count;
   }
+}
+
+Status QueueSync::ApplyFlavors(const QueueState& queue, api::Job* job) const {
+  const api::WorkloadState& wl = queue.workload;
+  if (!queue.wanted || !wl.admitted || wl.evicted) return Status::Ok();
   std::set<std::string> flavors;
   for (const auto& [resource, flavor] : wl.flavors) flavors.insert(flavor);
   for (const std::string& name : flavors) {

@@ -30,9 +30,11 @@ class QueueSync {
 
   // The job's queue state and, when it exists, its Workload object (*wl).
   QueueState Observe(const api::Job& job, nlohmann::json* wl) const;
-  // With an admitted Workload: job->spec.replicas becomes the admitted count and the assigned
-  // flavors' node labels and tolerations go to the rank pods.
-  Status ApplyAdmission(const QueueState& queue, api::Job* job) const;
+  // With an admitted Workload: job->spec.replicas becomes the admitted count (no I/O).
+  void ApplyAdmittedReplicas(const QueueState& queue, api::Job* job) const;
+  // With an admitted Workload: the assigned flavors' node labels and tolerations go to the rank
+  // pods (one GET per ResourceFlavor: called only when rank pods are about to be created).
+  Status ApplyFlavors(const QueueState& queue, api::Job* job) const;
   // Carries out plan.workload; `requested` is the job as the user asked for it (all replicas),
   // `wl` the observed Workload.
   Status Act(const api::Job& requested, const Plan& plan, const QueueState& queue,

@@ -106,7 +106,7 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   Json workload;
   if (kueue_ && !api::QueueName(job).empty()) {
     queue = queue_sync_.Observe(job, &workload);
-    PETNAME_RETURN_IF_ERROR(queue_sync_.ApplyAdmission(queue, &job));
+    queue_sync_.ApplyAdmittedReplicas(queue, &job);
   }
   Plan plan = ComputeStatus(job, owned, group, kube::NowUnix(), queue);
   if (hooks_.progress != nullptr) hooks_.progress->Apply(key, job.status, &plan.status);
@@ -132,6 +132,12 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   job.status = plan.status;
 
   Actions actions = Diff(job, Desired(job, plan.pods), observed);
+  const bool creates_pods = std::any_of(actions.create.begin(), actions.create.end(),
+                                        [](const Json& o) { return o.value("kind", "") == "Pod"; });
+  if (creates_pods && queue.wanted) {  // the flavor only matters to pods not created yet
+    PETNAME_RETURN_IF_ERROR(queue_sync_.ApplyFlavors(queue, &job));
+    actions = Diff(job, Desired(job, plan.pods), observed);
+  }
   for (const std::string& name : actions.conflicts) {
     spdlog::warn("{}: {} exists and is not controlled by this job; leaving it alone", key, name);
   }
