@@ -4,7 +4,7 @@ real Prometheus and fails unless each evaluates without error and returns data.
   promql_check.py wait  URL --world N --rules F [--timeout S]
                                           waits until a run (and every recorded series) is
                                           visible, prints the evaluation time
-  promql_check.py check URL --time T --world N --dashboard F --rules F --var k=v ...
+  promql_check.py check URL --time T --dashboard F --rules F --expect F --var k=v ...
   promql_check.py alert URL NAME [--timeout S]         waits until alert NAME is pending or
                                                        firing in Prometheus
 
@@ -13,9 +13,13 @@ Grafana variables are substituted as Grafana would ($__rate_interval, $namespace
 Alert expressions are conditions, empty on a healthy run: they must evaluate without error
 here; their firing is tested by promtool (petname.rules.test.yaml) and, for
 PetnameRankTargetDown, by the `alert` step after the run is stopped.
+Every expression that reads a DCGM_ series must have an entry in the --expect JSON file
+(keyed like the output, e.g. `panel "GPU utilization (DCGM)" A`): the exact series it
+returns, as their labels, and their values; every entry must name an expression.
 """
 import argparse
 import json
+import math
 import re
 import sys
 import time
@@ -128,15 +132,31 @@ def rule_expressions(path):
     return out
 
 
-def ranks_of(result):
-    return {s["metric"].get("rank") for s in result["result"]}
+def series_of(result):
+    return {json.dumps(s["metric"], sort_keys=True): float(s["value"][1])
+            for s in result["result"]}
+
+
+def unexpected(result, want):
+    """What differs between a vector result and its expected series, or None."""
+    got = series_of(result)
+    wanted = {json.dumps(w["labels"], sort_keys=True): float(w["value"]) for w in want}
+    if got.keys() != wanted.keys():
+        return f"series {sorted(got)}, want {sorted(wanted)}"
+    wrong = [f"{k}: {got[k]} (want {v})" for k, v in wanted.items()
+             if not math.isclose(got[k], v, rel_tol=1e-9, abs_tol=1e-12)]
+    return "values " + "; ".join(wrong) if wrong else None
 
 
 def check(args):
     variables = dict(v.split("=", 1) for v in args.var)
     expressions = dashboard_expressions(args.dashboard) + rule_expressions(args.rules)
-    want_ranks = {str(r) for r in range(args.world)}
+    with open(args.expect) as f:
+        expected = {k: v for k, v in json.load(f).items() if k != "_"}
     failures = 0
+    for where in sorted(set(expected) - {where for where, _, _ in expressions}):
+        print(f"FAIL {where}: expected in {args.expect} but no such expression")
+        failures += 1
     for where, expr, need in expressions:
         expr = substitute(expr, variables)
         try:
@@ -149,8 +169,10 @@ def check(args):
         problem = None
         if need == "data" and not has_data(result):
             problem = "returned no data"
-        elif "DCGM_" in expr and ranks_of(result) != want_ranks:
-            problem = f"joined ranks {sorted(ranks_of(result))}, want {sorted(want_ranks)}"
+        elif "DCGM_" in expr and where not in expected:
+            problem = f"reads DCGM series but {args.expect} has no entry for it"
+        elif where in expected:
+            problem = unexpected(result, expected[where])
         if problem:
             print(f"FAIL {where}: {problem}\n     {expr}")
             failures += 1
@@ -186,9 +208,9 @@ def main():
     c = sub.add_parser("check")
     c.add_argument("url")
     c.add_argument("--time", type=float, required=True)
-    c.add_argument("--world", type=int, required=True)
     c.add_argument("--dashboard", required=True)
     c.add_argument("--rules", required=True)
+    c.add_argument("--expect", required=True)
     c.add_argument("--var", action="append", default=[])
     a = sub.add_parser("alert")
     a.add_argument("url")
