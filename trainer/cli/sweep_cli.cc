@@ -1,5 +1,7 @@
 #include "trainer/cli/sweep_cli.h"
 
+#include <torch/cuda.h>
+
 #include <cstdio>
 #include <filesystem>
 
@@ -18,7 +20,10 @@ CLI::App* AddSweepCommand(CLI::App* app, sweep::SweepRunOptions* options) {
                   "Sweep directory: DIR/sweep.json and one directory per trial")
       ->required();
   cmd->add_option("--parallel", options->parallel,
-                  "Trials at once (default: spec.parallelTrialCount, at most the CPUs)");
+                  "Trials at once (default: spec.parallelTrialCount, at most the CPUs). GPU trials "
+                  "(gpusPerReplica > 0) get GPUs of their own through CUDA_VISIBLE_DEVICES, R per "
+                  "trial of R ranks: by default at most the GPUs / R at once; a larger "
+                  "--parallel is refused");
   cmd->add_option("--data", options->data, "Training data of every trial (wins over data:)");
   return cmd;
 }
@@ -36,8 +41,10 @@ CLI::App* AddReportCommand(CLI::App* app, ReportFlags* flags) {
 }
 
 Status RunSweepCommand(const sweep::SweepRunOptions& options, int* exit_code) {
+  sweep::SweepRunOptions run = options;
+  run.count_gpus = [] { return static_cast<int>(torch::cuda::device_count()); };
   sweep::SweepPhase phase = sweep::SweepPhase::kFailed;
-  PETNAME_RETURN_IF_ERROR(sweep::RunSweep(options, &phase));
+  PETNAME_RETURN_IF_ERROR(sweep::RunSweep(run, &phase));
   *exit_code = phase == sweep::SweepPhase::kSucceeded ? 0 : 1;
   return Status::Ok();
 }

@@ -1,7 +1,8 @@
 // The `petname sweep` and `petname report` subcommands: their flags and what they run.
 //
 //   petname sweep --config FILE --dir DIR [--parallel K] [--data PATH]
-//     exit 0 when the sweep Succeeded, 1 when it Failed or was interrupted, 2 for a bad file.
+//     exit 0 when the sweep Succeeded, 1 when it Failed or was interrupted, 2 for a bad file
+//     or more GPU trials at once than the GPUs (torch::cuda::device_count()) hold.
 //   petname report --checkpoint DIR [--output FILE]   one run's loss curves (loss.svg)
 //   petname report --sweep DIR [--output-dir D]       a sweep's sweep.svg and report.html
 #pragma once

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
@@ -21,6 +22,7 @@
 #include "trainer/sweep/sweep_file.h"
 #include "trainer/sweep/sweep_status.h"
 #include "trainer/sweep/trial_args.h"
+#include "trainer/sweep/trial_gpus.h"
 #include "trainer/sweep/trial_points.h"
 
 namespace petname::sweep {
@@ -67,6 +69,7 @@ struct Slot {
   double start_unix = kNaN;
   bool median_stopped = false;
   bool terminated = false;  // SIGTERM sent (once: the trial's launcher kills on a second)
+  int gpu_slot = -1;        // while a GPU trial runs: its slot of GPUs (trial_gpus.h)
 };
 
 void Terminate(Slot* s) {
@@ -83,7 +86,21 @@ struct Context {
   TrialRun run;
   std::string executable;
   std::vector<Slot> slots;
+  std::vector<std::string> gpus;  // the visible GPUs, when a trial needs GPUs
+  int gpus_per_trial = 0;         // the most ranks of a GPU trial
 };
+
+// The CUDA_VISIBLE_DEVICES setting of a GPU trial about to start in `s`, which takes the
+// lowest free slot of GPUs; none for a CPU trial.
+std::vector<std::pair<std::string, std::string>> TakeGpus(const Context& c, bool gpu, Slot* s) {
+  if (!gpu) return {};
+  std::vector<int> taken;
+  for (const Slot& other : c.slots) {
+    if (other.pid >= 0 && other.gpu_slot >= 0) taken.push_back(other.gpu_slot);
+  }
+  s->gpu_slot = LowestFreeSlot(taken, c.spec.parallel_trial_count);
+  return {{"CUDA_VISIBLE_DEVICES", SlotGpus(c.gpus, s->gpu_slot, c.gpus_per_trial)}};
+}
 
 std::string Fixed(double value, int digits) {
   if (!std::isfinite(value)) return "-";
@@ -164,7 +181,9 @@ Status Start(Context* c, int index) {
   const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return Status::IoError("cannot open " + log, errno);
   args.insert(args.begin(), "petname");
-  const pid_t pid = launch::StartChild({c->executable, args, launch::EnvironmentWith({}), fd, fd});
+  const auto gpus = TakeGpus(*c, command.gpu, &s);
+  const pid_t pid =
+      launch::StartChild({c->executable, args, launch::EnvironmentWith(gpus), fd, fd});
   const int fork_errno = errno;
   ::close(fd);
   if (pid < 0) return Status::IoError("cannot start trial " + s.record.trial.name, fork_errno);
@@ -174,8 +193,10 @@ Status Start(Context* c, int index) {
   s.start_unix = UnixNow();
   s.record.trial.phase = TrialPhase::kRunning;
   s.record.trial.message.clear();
-  std::printf("trial %s started: %s (%d rank%s, log %s)\n", s.record.trial.name.c_str(),
-              DescribeAssignment(s.assignment).c_str(), ranks, ranks == 1 ? "" : "s", log.c_str());
+  const std::string on = gpus.empty() ? "" : ", CUDA_VISIBLE_DEVICES=" + gpus[0].second;
+  std::printf("trial %s started: %s (%d rank%s%s, log %s)\n", s.record.trial.name.c_str(),
+              DescribeAssignment(s.assignment).c_str(), ranks, ranks == 1 ? "" : "s", on.c_str(),
+              log.c_str());
   std::fflush(stdout);
   return Status::Ok();
 }
@@ -185,6 +206,7 @@ bool Reap(const Context& c, Slot* s) {
   int status = 0;
   if (s->pid < 0 || ::waitpid(s->pid, &status, WNOHANG) != s->pid) return false;
   s->pid = -1;
+  s->gpu_slot = -1;
   Observe(c, s);
   Trial& t = s->record.trial;
   const int code = launch::ExitCodeOf(status);
@@ -279,8 +301,17 @@ Status Prepare(const SweepRunOptions& o, Context* c) {
     if (!st.ok()) return Status::InvalidArgument(s.record.trial.name + ": " + st.message());
     s.record.ranks = command.ranks;
     s.record.batch_size_per_rank = command.batch_size_per_rank;
+    if (command.gpu) c->gpus_per_trial = std::max(c->gpus_per_trial, command.ranks);
     c->slots.push_back(std::move(s));
   }
+  if (c->gpus_per_trial == 0) return Status::Ok();
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  c->gpus = VisibleGpus(visible == nullptr ? std::nullopt : std::optional<std::string>(visible),
+                        o.count_gpus());
+  PETNAME_RETURN_IF_ERROR(GpuParallel(o.parallel, c->spec.parallel_trial_count, c->gpus_per_trial,
+                                      static_cast<int>(c->gpus.size()),
+                                      &c->spec.parallel_trial_count));
+  c->run.parallel = c->spec.parallel_trial_count;
   return Status::Ok();
 }
 

@@ -10,11 +10,16 @@
 //    start with --resume.
 //  - Every running trial's metrics.jsonl is read while it runs; median stopping (when the
 //    spec asks for it) SIGTERMs a trial that falls behind (phase Stopped).
+//  - GPU trials (resources.gpusPerReplica > 0) each get GPUs of their own (trial_gpus.h): a
+//    trial's process sees only its slot's GPUs through CUDA_VISIBLE_DEVICES. Without
+//    --parallel no more GPU trials run at once than the GPUs hold; a --parallel above that, or
+//    GPUs that hold no trial, is InvalidArgument before anything is written.
 //  - SIGINT or SIGTERM stops every trial (each saves a checkpoint) and RunSweep returns
 //    kUnavailable; the same command later resumes them.
 //  - One line per trial start and end, and a final table, on stdout.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "common/status.h"
@@ -28,6 +33,8 @@ struct SweepRunOptions {
   int parallel = 0;  // 0: the spec's parallelTrialCount
   std::string data;  // overrides the file's data: when not empty
   std::string executable = "/proc/self/exe";
+  // The GPUs CUDA sees (torch::cuda::device_count()); asked only when a trial needs GPUs.
+  std::function<int()> count_gpus = [] { return 0; };
 };
 
 // Runs the sweep to its end; *phase is Succeeded or Failed when it returns OK.

@@ -123,6 +123,7 @@ Status TrialTrainArgs(const Json& job_spec, const SweepSpec& spec, const TrialRu
   out->args = std::move(a);
   out->ranks = n;
   out->batch_size_per_rank = batch;
+  out->gpu = gpus > 0;
   return Status::Ok();
 }
 

@@ -35,6 +35,7 @@ struct TrialCommand {
   std::vector<std::string> args;  // after the executable: "train", "--nproc", ...
   int ranks = 1;
   int64_t batch_size_per_rank = 0;
+  bool gpu = false;  // --device cuda: rank k uses cuda:k, so the trial needs `ranks` GPUs
 };
 
 // The trial's command line. Each rank gets --threads max(1, cpu_budget / (parallel x ranks)).

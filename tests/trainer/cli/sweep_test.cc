@@ -211,5 +211,21 @@ TEST(SweepTest, BadFilesAreUsageErrorsThatWriteNothing) {
                      "nothing-here");
 }
 
+// GPU trials on this machine, which has no GPU: refused before anything is written, with and
+// without --parallel (each trial would otherwise land on a cuda:0 that is not there).
+TEST(SweepTest, GpuTrialsWithoutEnoughGpusAreRefusedBeforeAnythingRuns) {
+  TempDir dir;
+  std::string text = kTinyGrid;
+  text.replace(text.find("    dataset:"), 0, "    resources: {gpusPerReplica: 1}\n");
+  const std::string config = WriteConfig(dir, text);
+  ExpectOneLineError(RunPetname(SweepArgs(config, dir.Join("runs"), "2")), 2,
+                     "no GPU is visible (1 GPU per trial, 0 visible)");
+  EXPECT_FALSE(std::filesystem::exists(dir.Join("runs")));
+  ExpectOneLineError(RunPetname({"sweep", "--config", config, "--dir", dir.Join("runs"), "--data",
+                                 PETNAME_TEST_DATA}),
+                     2, "sweep: the trials need GPUs but no GPU is visible");
+  EXPECT_FALSE(std::filesystem::exists(dir.Join("runs")));
+}
+
 }  // namespace
 }  // namespace petname::testing

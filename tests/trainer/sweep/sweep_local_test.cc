@@ -88,6 +88,7 @@ TEST(TrialArgsTest, MapsTheJobSpecToTrainFlags) {
   EXPECT_NE(std::find(c.args.begin(), c.args.end(), "--stop-at-goal"), c.args.end());
   EXPECT_EQ(c.args.back(), "--resume");
   EXPECT_EQ(c.batch_size_per_rank, 4096);  // the trainer's default
+  EXPECT_FALSE(c.gpu);
 }
 
 TEST(TrialArgsTest, TheSeedGridExampleRunsEveryRankOnAGpu) {
@@ -110,6 +111,7 @@ TEST(TrialArgsTest, TheSeedGridExampleRunsEveryRankOnAGpu) {
   EXPECT_TRUE(Has(c.args, "--batch-size", "16384"));
   EXPECT_TRUE(Has(c.args, "--lr", "0.016"));
   EXPECT_EQ(c.ranks, 16);
+  EXPECT_TRUE(c.gpu);  // the sweep gives the trial 16 GPUs of its own
 }
 
 TEST(TrialArgsTest, ThreadsFitTheBudget) {
