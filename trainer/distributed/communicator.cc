@@ -175,6 +175,11 @@ c10::intrusive_ptr<c10d::ProcessGroupGloo> MakeGloo(const c10::intrusive_ptr<c10
 #ifdef PETNAME_WITH_NCCL
 c10::intrusive_ptr<c10d::ProcessGroupNCCL> MakeNccl(const c10::intrusive_ptr<c10d::Store>& store,
                                                     const RankConfig& rank, Millis timeout) {
+  // NCCL's asynchronous error handling: on a collective timeout its watchdog aborts the
+  // communicators but leaves the process alive (CleanUpOnly), so the waiting step fails with
+  // the one line of CollectiveFailed and a retryable exit instead of the watchdog's abort.
+  // A value the user set is kept.
+  setenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", "2", /*overwrite=*/0);
   auto options = c10d::ProcessGroupNCCL::Options::create();
   options->timeout = timeout;
   return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank.rank, rank.world_size, options);
@@ -266,12 +271,16 @@ Communicator::Communicator(int rank, int world_size, std::unique_ptr<Group> grou
 
 Communicator::~Communicator() {
 #if TORCH_VERSION_MAJOR >= 2
-  // NCCL wants its communicators shut down before exit (it warns otherwise).
-  if (group_) {
-    try {
+  // NCCL wants its communicators shut down before exit (it warns otherwise); a shutdown
+  // would wait for a collective that failed, so a failed group is aborted instead.
+  if (!group_) return;
+  try {
+    if (failed_) {
+      group_->group->abort();
+    } else {
       group_->group->shutdown();
-    } catch (const std::exception&) {  // a group whose peer is gone: nothing left to release
     }
+  } catch (const std::exception&) {  // a group whose peer is gone: nothing left to release
   }
 #endif
 }
@@ -287,7 +296,10 @@ Status Communicator::StartAllreduceSum(const torch::Tensor& tensor) {
   return Status::Ok();
 }
 
-Status Communicator::CollectiveFailed(const char* what, const std::exception& e) const {
+void Communicator::MarkFailed() { failed_ = true; }
+
+Status Communicator::CollectiveFailed(const char* what, const std::exception& e) {
+  failed_ = true;
   const double seconds = std::chrono::duration<double>(group_->collective_timeout).count();
   char timeout[32];
   std::snprintf(timeout, sizeof(timeout), "%g", seconds);

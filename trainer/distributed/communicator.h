@@ -16,7 +16,9 @@
 //  - A backend this build lacks is refused with kInvalidArgument (CheckBackendBuilt).
 //  - Collectives must be called in the same order on every rank. A collective whose peer
 //    died or stalls fails within collective_timeout (kUnavailable, naming the timeout and the
-//    flag --collective-timeout) instead of hanging.
+//    flag --collective-timeout) instead of hanging. On NCCL, a timed-out collective's
+//    communicators are aborted by NCCL's watchdog (TORCH_NCCL_ASYNC_ERROR_HANDLING=2 unless
+//    set), not the process.
 //  - Tensors passed in must be dense and contiguous, on the group's device.
 #pragma once
 
@@ -70,6 +72,11 @@ class Communicator {
   // In-place sum all-reduce, synchronous.
   Status AllreduceSum(const torch::Tensor& tensor);
 
+  // Records that a collective of this group failed outside these calls (a step that waited
+  // past the collective timeout): the destructor then aborts the group instead of waiting for
+  // its outstanding collectives.
+  void MarkFailed();
+
   // Overwrites every tensor with rank 0's values (one flattened broadcast); the tensors
   // must share one dtype.
   Status BroadcastFromRank0(const std::vector<torch::Tensor>& tensors);
@@ -78,11 +85,12 @@ class Communicator {
   struct Group;
   Communicator(int rank, int world_size, std::unique_ptr<Group> group);
   // The kUnavailable of a collective `what` that threw `e`, naming the collective timeout.
-  Status CollectiveFailed(const char* what, const std::exception& e) const;
+  Status CollectiveFailed(const char* what, const std::exception& e);
 
   int rank_;
   int world_size_;
   std::unique_ptr<Group> group_;  // null for world size 1
+  bool failed_ = false;
 };
 
 }  // namespace petname::dist

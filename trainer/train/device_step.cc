@@ -1,8 +1,12 @@
 #include "trainer/train/device_step.h"
 
+#include <c10/core/Event.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
+
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <thread>
 
 #include "trainer/data/vocabulary.h"
 #include "trainer/model/device_forest.h"
@@ -10,7 +14,7 @@
 
 namespace petname::train {
 
-DeviceStep::DeviceStep(const StepContext& context)
+DeviceStep::DeviceStep(const StepContext& context, const dist::GradSyncOptions& grad_sync)
     : c_(context),
       forest_(context.model->options().impl == model::LstmImpl::kDeviceForest),
       params_(context.model->parameters()),
@@ -18,6 +22,11 @@ DeviceStep::DeviceStep(const StepContext& context)
   TORCH_CHECK(forest_ || c_.model->options().impl == model::LstmImpl::kCudnn,
               "DeviceStep: the model must use the device forest or cuDNN");
   grad_ = torch::zeros({adam_.numel() + 1}, params_.front().options());
+  adam_.BindGradients(grad_);
+  sync_ = std::make_unique<dist::FlatGradSync>(c_.comm, params_, grad_, grad_sync);
+  vote_host_ =
+      torch::zeros({1}, torch::TensorOptions(grad_.dtype()).pinned_memory(grad_.is_cuda()));
+  if (grad_.is_cuda()) vote_ready_ = std::make_unique<c10::Event>(grad_.device().type());
   if (forest_) {
     const torch::Tensor plan = c_.planning_shard.contiguous();
     std::vector<int64_t> largest(static_cast<size_t>(c_.train_x.size(1)), 1);
@@ -67,6 +76,8 @@ void DeviceStep::BeginEpoch(const std::vector<torch::Tensor>& shards) {
 
 torch::Tensor DeviceStep::ForwardBackward(const torch::Tensor& ids,
                                           const model::ForestLayout& layout) {
+  grad_body_.zero_();
+  sync_->BeginStep();
   const torch::Tensor x = c_.train_x.index_select(0, ids);
   const torch::Tensor y = c_.train_y.index_select(0, ids);
   torch::Tensor loss;
@@ -77,7 +88,9 @@ torch::Tensor DeviceStep::ForwardBackward(const torch::Tensor& ids,
     loss = torch::nn::functional::cross_entropy(
         c_.model->forward_dense(x).reshape({-1, data::kVocabularySize}), y.reshape({-1}));
   }
-  adam_.FlattenInto(torch::autograd::grad({loss}, params_), grad_body_);
+  loss.backward();
+  sync_status_ = sync_->FinishStep();
+  sync_wait_seconds_ += sync_->last_wait_seconds();
   return loss.detach();
 }
 
@@ -106,6 +119,9 @@ Status DeviceStep::Run(int64_t b, double lr, bool stop_vote, StepResult* out) {
   bool fits = true;
   for (size_t t = 0; t < sizes.size(); ++t) fits = fits && sizes[t] <= shape.layout.capacity[t];
   shape.ids.copy_(shard_.narrow(0, begin, rows));
+  const bool several = c_.rank.world_size > 1;
+  if (several) grad_[-1].fill_(stop_vote ? 1.0 : 0.0);
+  sync_wait_seconds_ = 0;
   if (fits) {
     shape.call->Run();
     out->loss = shape.loss;
@@ -114,17 +130,42 @@ Status DeviceStep::Run(int64_t b, double lr, bool stop_vote, StepResult* out) {
     out->loss = ForwardBackward(shape.ids, model::MakeForestLayout(sizes, shard_.device()));
     ++eager_steps_;
   }
-
-  const auto wait_start = std::chrono::steady_clock::now();
-  const bool several = c_.rank.world_size > 1;
-  if (several) grad_[-1].fill_(stop_vote ? 1.0 : 0.0);
-  PETNAME_RETURN_IF_ERROR(c_.comm->AllreduceSum(grad_));
-  out->stop = several ? grad_[-1].item<double>() > 0 : stop_vote;
-  out->wait_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wait_start).count();
+  PETNAME_RETURN_IF_ERROR(sync_status_);
   adam_.SetLearningRate(lr);
   update_->Run();
   out->rows = rows;
+  out->wait_seconds = sync_wait_seconds_;
+  out->stop = stop_vote;
+  if (several) return ReadVote(&out->stop);
+  return Status::Ok();
+}
+
+Status DeviceStep::ReadVote(bool* stop) {
+  // The previous step's vote: its copy was queued behind that step's all-reduce, which the
+  // device has finished or is about to finish while this step's work is queued behind it.
+  if (vote_pending_ && vote_ready_) {
+    const auto deadline = std::chrono::steady_clock::now() + c_.collective_timeout;
+    while (!vote_ready_->query()) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        c_.comm->MarkFailed();
+        return Status::Unavailable(
+            "rank " + std::to_string(c_.rank.rank) +
+            ": collective failed (all-reduce): the device did not finish a step within the " +
+            "collective timeout (--collective-timeout " +
+            std::to_string(
+                std::chrono::duration_cast<std::chrono::seconds>(c_.collective_timeout).count()) +
+            " s): a peer died or stalls");
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+  *stop = vote_pending_ && vote_host_.item<double>() > 0;
+  vote_host_.copy_(grad_.narrow(0, adam_.numel(), 1), /*non_blocking=*/true);
+  if (vote_ready_) {
+    c10::impl::VirtualGuardImpl guard(grad_.device().type());
+    vote_ready_->record(guard.getStream(grad_.device()));
+  }
+  vote_pending_ = true;
   return Status::Ok();
 }
 

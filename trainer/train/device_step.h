@@ -19,14 +19,26 @@
 // already replays them.
 //
 // With several ranks each trains its own slice of its shard (equal rows, so the mean of the
-// ranks' gradients is the gradient of the global batch) and the stop vote travels as one more
-// element of the all-reduced buffer; reading it back is the step's only host sync, and only
-// with more than one rank.
+// ranks' gradients is the gradient of the global batch). Every parameter's .grad is a view of
+// the flat gradient buffer, so backward accumulates straight into it, and its buckets are
+// all-reduced as backward completes them (dist::FlatGradSync; --bucket-mb, --no-overlap), the
+// collectives inside the step's CUDA graph on CUDA. The stop vote travels as one more element
+// of the buffer (in the first bucket) and is read back one step late: its copy to pinned host
+// memory is queued behind the step, and the next step, once it has queued its own work, reads
+// it, so the host never waits for the device within a step and every rank learns of a vote at
+// the same step. Waiting for that copy longer than the collective timeout (a peer died or an
+// all-reduce stalls, which on the device shows as a step that never ends) fails the step with
+// kUnavailable (retryable) instead of hanging.
 #pragma once
+
+#include <c10/core/Event.h>
 
 #include <map>
 #include <memory>
 #include <vector>
+
+#include "trainer/distributed/flat_grad_sync.h"
+#include "trainer/distributed/grad_sync.h"
 
 #include "trainer/model/device_forest.h"
 #include "trainer/train/flat_adam.h"
@@ -38,8 +50,9 @@ namespace petname::train {
 class DeviceStep : public TrainStep {
  public:
   // The model's implementation must be kDeviceForest or kCudnn. Takes over the optimizer's
-  // state (a resumed run's) and re-points the parameters into FlatAdam's buffer.
-  explicit DeviceStep(const StepContext& context);
+  // state (a resumed run's) and re-points the parameters into FlatAdam's buffer and their
+  // gradients into the flat gradient buffer.
+  DeviceStep(const StepContext& context, const dist::GradSyncOptions& grad_sync);
   ~DeviceStep() override;
 
   void BeginEpoch(const std::vector<torch::Tensor>& shards) override;
@@ -56,10 +69,13 @@ class DeviceStep : public TrainStep {
     std::unique_ptr<GraphedCall> call;
   };
 
-  // Forward and backward over the ids in `ids`: returns the loss, writes the flat gradient.
+  // Forward and backward over the ids in `ids`, with the gradient's all-reduce: returns the
+  // loss, writes the flat gradient (summed over the ranks), sets sync_status_.
   torch::Tensor ForwardBackward(const torch::Tensor& ids, const model::ForestLayout& layout);
   Shape& ShapeFor(int64_t rows);
   void WarmUp();
+  // *stop: the previous step's all-reduced vote (false at the first step); queues this one's.
+  Status ReadVote(bool* stop);
   std::vector<int64_t> LevelSizes(const torch::Tensor& shard, int64_t begin, int64_t rows) const;
 
   StepContext c_;
@@ -69,6 +85,12 @@ class DeviceStep : public TrainStep {
   torch::Tensor grad_;       // [numel + 1]: the flat gradient, then the stop vote
   torch::Tensor grad_body_;  // its first numel elements
   std::unique_ptr<GraphedCall> update_;
+  std::unique_ptr<dist::FlatGradSync> sync_;
+  Status sync_status_;            // of the last eager or captured all-reduce
+  double sync_wait_seconds_ = 0;  // host time this step spent waiting for it (0 on replays)
+  torch::Tensor vote_host_;       // [1], pinned on CUDA: the last queued copy of the vote
+  std::unique_ptr<c10::Event> vote_ready_;  // CUDA: recorded after that copy
+  bool vote_pending_ = false;
   std::map<int64_t, Shape> shapes_;
   std::vector<int64_t> full_capacity_;  // from the planning shard's full batches
   torch::Tensor shard_host_, shard_;

@@ -60,10 +60,12 @@ FlatAdam::FlatAdam(std::vector<torch::Tensor> params, const torch::optim::Adam& 
   }
 }
 
-void FlatAdam::FlattenInto(const std::vector<torch::Tensor>& grads, torch::Tensor flat) const {
-  std::vector<torch::Tensor> parts;
-  for (const torch::Tensor& g : grads) parts.push_back(g.reshape({-1}));
-  torch::cat_out(flat, parts);
+void FlatAdam::BindGradients(const torch::Tensor& flat) {
+  int64_t offset = 0;
+  for (torch::Tensor& p : params_) {
+    p.mutable_grad() = flat.narrow(0, offset, p.numel()).view(p.sizes());
+    offset += p.numel();
+  }
 }
 
 void FlatAdam::SetLearningRate(double lr) { lr_.fill_(lr); }

@@ -26,9 +26,9 @@ class FlatAdam {
 
   int64_t numel() const { return params_flat_.numel(); }
 
-  // The gradient of the flattened parameters in the buffer's order: each parameter's
-  // gradient, flattened, one after the other (FlattenInto writes them there).
-  void FlattenInto(const std::vector<torch::Tensor>& grads, torch::Tensor flat) const;
+  // Makes each parameter's .grad a view of `flat` ([numel()] or longer) at the parameter's
+  // offset, in the buffer's order, so that backward accumulates the flattened gradient there.
+  void BindGradients(const torch::Tensor& flat);
 
   // Takes effect at the next Update (a device-side fill; no sync).
   void SetLearningRate(double lr);

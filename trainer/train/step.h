@@ -10,6 +10,7 @@
 
 #include <torch/torch.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,6 +32,8 @@ struct StepContext {
   torch::Tensor train_x, train_y;         // int64 [count, window] on the training device
   int64_t batch_size = 0;                 // rows per rank and step
   dist::RankConfig rank;
+  // How long a step may wait for the device to finish an earlier step's collectives.
+  std::chrono::milliseconds collective_timeout{std::chrono::seconds(300)};
   // This rank's shard of the run's first epoch from its start (host int64 example ids): what
   // a step that needs fixed shapes plans them from, the same whether or not a run resumed.
   torch::Tensor planning_shard;

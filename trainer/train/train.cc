@@ -240,12 +240,13 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
   context.train_y = train_y;
   context.batch_size = o.batch_size;
   context.rank = o.rank;
+  context.collective_timeout = o.comm.collective_timeout;
   context.planning_shard = ShardTensor(o, 1, n, 0, o.rank.rank);
   std::unique_ptr<TrainStep> step;
   if (o.impl == model::LstmImpl::kHostForest) {
     step = std::make_unique<HostStep>(context, o.grad_sync);
   } else {
-    step = std::make_unique<DeviceStep>(context);
+    step = std::make_unique<DeviceStep>(context, o.grad_sync);
   }
   LrSchedule schedule;
   schedule.base = o.learning_rate;

@@ -41,7 +41,9 @@ void StepBoth(torch::optim::Adam& reference, std::vector<torch::Tensor>& ref_par
     }
     static_cast<torch::optim::AdamOptions&>(reference.param_groups()[0].options()).lr(lr);
     reference.step();
-    flat.FlattenInto(grads, buffer);
+    std::vector<torch::Tensor> parts;
+    for (const torch::Tensor& g : grads) parts.push_back(g.reshape({-1}));
+    torch::cat_out(buffer, parts);
     flat.SetLearningRate(lr);
     flat.Update(buffer);
   }
@@ -61,6 +63,20 @@ TEST(FlatAdamTest, UpdatesLikeTorchAdamAndKeepsTheParameters) {
   StepBoth(reference, ref_params, flat, 5, 1e-2);
   StepBoth(reference, ref_params, flat, 3, 3e-3);  // the rate changes between steps
   EXPECT_LT(MaxDifference(params, ref_params), 1e-6);
+}
+
+TEST(FlatAdamTest, BackwardAccumulatesIntoTheBoundBufferInParameterOrder) {
+  std::vector<torch::Tensor> params = Parameters(3);
+  torch::optim::Adam holder(params, torch::optim::AdamOptions(1e-2));
+  FlatAdam flat(params, holder);
+  torch::Tensor buffer = torch::zeros({flat.numel() + 1});
+  flat.BindGradients(buffer);
+  (params[0].sum() + 2 * params[1].sum()).backward();
+  const torch::Tensor body = buffer.narrow(0, 0, flat.numel());
+  EXPECT_TRUE(body.narrow(0, 0, 12).eq(1).all().item<bool>());
+  EXPECT_TRUE(body.narrow(0, 12, 5).eq(2).all().item<bool>());
+  EXPECT_TRUE(body.narrow(0, 17, 8).eq(0).all().item<bool>());  // no gradient reached it
+  EXPECT_EQ(buffer[-1].item<float>(), 0);
 }
 
 TEST(FlatAdamTest, StateRoundTripsThroughTorchAdam) {
