@@ -6,7 +6,8 @@
 #             localhost/petname-<name>:<content hash> and :dev. An image whose content hash
 #             already exists is not rebuilt.
 #
-#   docker/build.sh [--binaries DIR] [operator|trainer|base]...   (default: operator trainer)
+#   docker/build.sh [--binaries DIR] [operator|trainer|trainer-cuda|base]...
+#                                                          (default: operator trainer)
 #
 # Without --binaries the Dockerfile builds everything, compiling inside the build stage (content
 # hash: base image id + Dockerfile + every tracked source file the build copies).
@@ -19,8 +20,10 @@
 # Env: PETNAME_CACHE (default ~/.cache/petname; images/ below it holds the containers.conf, the apt
 #      cache and build logs), PETNAME_MIRROR (default: the first Debian URI in
 #      /etc/apt/sources.list*). Prints each image's name:hash tag on stdout, in argument order.
-# The CUDA trainer (Dockerfile.trainer-cuda) needs an NVIDIA base image from a registry and is not
-# built here.
+# trainer-cuda (Dockerfile.trainer-cuda) is built with --binaries only (a CUDA petname, e.g.
+# build-torch2-cuda/bin): its runtime stage's context is the folder of CUDA and LibTorch
+# libraries scripts/cuda-libs downloads once from PyPI (about 3 GB), and its runtime hash also
+# covers that folder's manifest (.complete).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -101,28 +104,45 @@ from_source() { # NAME: the whole Dockerfile, compiling in its build stage
   echo "$tag"
 }
 
+clear_rpath() { # BINARY: blanks its DT_RPATH string (host build folders, e.g. the wheel's LibTorch
+  # under ~/.cache/petname) so that the image's dynamic linker searches only the image's folders,
+  # even where those host folders exist (docs/gpu.md's unpacked rootfs). An empty string is no path.
+  local rpath offset
+  rpath=$(readelf -d "$1" | sed -n 's/.*(RPATH).*\[\(.*\)\]$/\1/p')
+  [[ -n $rpath ]] || return 0
+  offset=$(grep -obaF -m 1 "$rpath" "$1" | head -n 1 | cut -d: -f1)
+  [[ -n $offset ]] || die "no RPATH string in $1"
+  head -c "${#rpath}" /dev/zero | dd of="$1" bs=1 seek="$offset" conv=notrunc status=none
+}
+
 from_binary() { # NAME BINARY: the Dockerfile's runtime stage plus the host binary
-  local name=$1 binary=$2 dockerfile=$ROOT/docker/Dockerfile.$1 runtime tag ctr
+  local name=$1 binary=$2 dockerfile=$ROOT/docker/Dockerfile.$1 runtime tag ctr context=$ROOT/docker
+  if [[ $name == trainer-cuda ]]; then
+    context=$(bash "$ROOT/scripts/cuda-libs") || die "scripts/cuda-libs failed"
+  fi
   runtime=localhost/petname-$name-runtime:$({
     podman image inspect --format '{{.Id}}' "$BASE"
     cat "$dockerfile"
+    [[ $context == "$ROOT/docker" ]] || cat "$context/.complete"
   } | content_hash)
   if ! podman image exists "$runtime"; then
     log "building $runtime (log: $CACHE/build-$name-runtime.log)"
     local t0=$SECONDS
     bud "$CACHE/build-$name-runtime.log" --target runtime -f "$dockerfile" -t "$runtime" \
-      "$ROOT/docker" || die "build of the $name runtime failed (see $CACHE/build-$name-runtime.log)"
+      "$context" || die "build of the $name runtime failed (see $CACHE/build-$name-runtime.log)"
     log "built $runtime ($((SECONDS - t0)) s)"
   fi
   tag=localhost/petname-$name:$({
     podman image inspect --format '{{.Id}}' "$runtime"
     sha256sum <"$binary"
+    echo "stripped, RPATH cleared"
   } | content_hash)
   if ! podman image exists "$tag"; then
     log "building $tag from $runtime + $binary"
     local stripped t0=$SECONDS
     stripped=$(mktemp -d)
     strip -o "$stripped/$(basename "$binary")" "$binary" || die "strip $binary failed"
+    clear_rpath "$stripped/$(basename "$binary")"
     ctr=$(buildah from --pull=never "$runtime")
     if ! buildah copy --chown 0:0 --chmod 0755 "$ctr" "$stripped/$(basename "$binary")" \
       "/usr/local/bin/$(basename "$binary")" >/dev/null ||
@@ -144,6 +164,9 @@ build_image() { # NAME
   local tag
   tag=$(
     lock build # one build at a time: the apt cache is shared
+    if [[ $name == trainer-cuda && -z $BINARIES ]]; then
+      die "trainer-cuda is built from a CUDA petname only: --binaries DIR (e.g. build-torch2-cuda/bin)"
+    fi
     if [[ -n $BINARIES ]]; then
       [[ -x $BINARIES/$binary ]] || die "no executable $BINARIES/$binary"
       from_binary "$name" "$BINARIES/$binary"
@@ -173,7 +196,7 @@ build_base
 for t in "${targets[@]}"; do
   case $t in
     base) echo "$BASE" ;;
-    operator | trainer) build_image "$t" ;;
-    *) die "unknown image $t (operator, trainer, base)" ;;
+    operator | trainer | trainer-cuda) build_image "$t" ;;
+    *) die "unknown image $t (operator, trainer, trainer-cuda, base)" ;;
   esac
 done

@@ -20,6 +20,7 @@
 #include "trainer/cli/fetch_cli.h"
 #include "trainer/cli/owner_flags.h"
 #include "trainer/cli/sweep_cli.h"
+#include "trainer/cli/version_line.h"
 #include "trainer/data/data_check.h"
 #include "trainer/data/dataset.h"
 #include "trainer/data/names.h"
@@ -262,7 +263,7 @@ int Fail(const Status& st, int exit_code) {
 
 int Main(int argc, char** argv) {
   CLI::App app{"petname: trains a character-level LSTM on pet names and invents new ones."};
-  app.set_version_flag("--version", PETNAME_VERSION);
+  app.set_version_flag("--version", VersionLine);
   app.require_subcommand(1);
   // A flag given twice takes its last value, as most Unix tools do, so wrappers (scripts/demo,
   // the launcher) can put defaults first and let the user's arguments override them.
