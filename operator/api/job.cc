@@ -105,6 +105,17 @@ Status CheckProcesses(const JobSpec& spec) {
   if (!spec.cpu.is_null() && !WholeCpus(spec.cpu, &cores)) {
     return Status::InvalidArgument("spec.resources.cpu must be a CPU quantity such as 2 or 1500m");
   }
+  int64_t bytes = 0;
+  if (!spec.shared_memory.is_null() && (!MemoryBytes(spec.shared_memory, &bytes) || bytes == 0)) {
+    return Status::InvalidArgument(
+        "spec.resources.sharedMemory must be a memory quantity above 0 such as 2Gi or 512Mi");
+  }
+  if (!IsExtendedResourceName(spec.accelerator_resource)) {
+    return Status::InvalidArgument(
+        "spec.resources.acceleratorResource must be an extended resource name such as "
+        "nvidia.com/gpu or nvidia.com/mig-1g.10gb (domain/name, outside kubernetes.io), not '" +
+        spec.accelerator_resource + "'");
+  }
   const int p = spec.processes_per_replica;
   if (p == 0) return Status::Ok();
   if (p < 1 || p > kMaxProcessesPerReplica) {
@@ -167,6 +178,8 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
   res.Int("processesPerReplica", &spec->processes_per_replica);
   if (const Json* v = res.Field("cpu")) spec->cpu = *v;
   if (const Json* v = res.Field("memory")) spec->memory = *v;
+  if (const Json* v = res.Field("sharedMemory")) spec->shared_memory = *v;
+  res.String("acceleratorResource", &spec->accelerator_resource);
   r.String("backend", &spec->backend);
 
   Reader data = r.Child("dataset");
@@ -314,6 +327,11 @@ int ProcessesPerPod(const JobSpec& spec) {
 }
 
 int WorldSize(const JobSpec& spec) { return spec.replicas * ProcessesPerPod(spec); }
+
+Json SharedMemory(const JobSpec& spec) {
+  if (!spec.shared_memory.is_null()) return spec.shared_memory;
+  return std::to_string(ProcessesPerPod(spec)) + "Gi";
+}
 
 Status JobFromJson(const Json& obj, Job* out) {
   if (!obj.is_object()) return Status::InvalidArgument("job: not a JSON object");

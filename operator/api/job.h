@@ -49,6 +49,8 @@ struct PodTemplate {
   Json spec = Json::object();
 };
 
+inline constexpr char kDefaultAcceleratorResource[] = "nvidia.com/gpu";
+
 struct JobSpec {
   int replicas = 1;
   // elasticPolicy.minReplicas: the fewest replicas Kueue may admit the job with (partial
@@ -60,7 +62,13 @@ struct JobSpec {
   int processes_per_replica = 0;  // 0 = unset (see ProcessesPerPod)
   Json cpu;                       // Kubernetes CPU quantity (string or number, quantity.h) or null
   Json memory;                    // likewise
-  std::string backend;            // "nccl" or "gloo"; defaulted from gpus_per_replica
+  // resources.acceleratorResource: the extended resource gpusPerReplica counts (a MIG slice such
+  // as nvidia.com/mig-1g.10gb, another vendor's device, ...).
+  std::string accelerator_resource = kDefaultAcceleratorResource;
+  // resources.sharedMemory: sizeLimit of the memory-backed /dev/shm (a memory quantity) or null
+  // for DefaultSharedMemory.
+  Json shared_memory;
+  std::string backend;  // "nccl" or "gloo"; defaulted from gpus_per_replica
 
   std::string dataset_path;
   std::string dataset_column;     // "" = trainer default
@@ -149,6 +157,11 @@ int ProcessesPerPod(const JobSpec& spec);
 // The world size: replicas x ProcessesPerPod.
 int WorldSize(const JobSpec& spec);
 
+// The sizeLimit of the rank pods' /dev/shm: resources.sharedMemory when set, else 1Gi per
+// process (ProcessesPerPod "Gi"), enough for NCCL's shared-memory transport between the GPUs of
+// one pod (the container runtime's default /dev/shm is 64 MB).
+Json SharedMemory(const JobSpec& spec);
+
 // Where a dataset.url is downloaded when dataset.path is unset: kFetchDir/<UrlFileName(url)>.
 inline constexpr char kFetchDir[] = "/var/petname/data";
 std::string DefaultFetchPath(const std::string& url);
@@ -157,8 +170,9 @@ std::string DefaultFetchPath(const std::string& url);
 // the operator cannot act on (replicas < 1, missing image or dataset.path (without dataset.url),
 // a dataset.url that is not http(s) or lacks a valid sha256, or whose path's directory is / or
 // checkpoint.path, unknown backend,
-// resources.cpu that is no CPU quantity, processesPerReplica outside 1..64 or unequal to a
-// non-zero gpusPerReplica, ...).
+// resources.cpu that is no CPU quantity, resources.sharedMemory that is no memory quantity > 0,
+// resources.acceleratorResource that is no extended resource name, processesPerReplica outside
+// 1..64 or unequal to a non-zero gpusPerReplica, ...).
 Status JobFromJson(const Json& obj, Job* out);
 
 // spec.metrics.port of a PetNameTrainingJob object, or its default when absent or invalid (for

@@ -22,6 +22,16 @@ inline constexpr size_t kMaxSweepName = 43;
 // True when `name` is a DNS-1035 label of at most 63 characters.
 bool IsDns1035Label(const std::string& name);
 
+// True when `name` is a DNS subdomain (RFC 1123): dot-separated labels of lowercase letters,
+// digits and '-', each starting and ending with a letter or digit, at most 253 characters.
+bool IsDnsSubdomain(const std::string& name);
+
+// True when `name` can be an extended resource the trainer asks for as
+// resources.acceleratorResource: <DNS subdomain>/<name> (name: 1-63 of [-A-Za-z0-9_.], starting
+// and ending alphanumeric), not in the kubernetes.io domain or its subdomains (cpu, memory,
+// hugepages-* and other native resources have no domain, so they are refused too).
+bool IsExtendedResourceName(const std::string& name);
+
 // InvalidArgument "metadata.name \"<name>\" ..." saying which rule `name` breaks, with what it is
 // needed for; Ok for a DNS-1035 label of at most `max_length` characters.
 Status CheckObjectName(const std::string& name, size_t max_length);

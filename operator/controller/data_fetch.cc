@@ -9,12 +9,11 @@ using Json = nlohmann::json;
 
 constexpr char kVolume[] = "dataset";
 constexpr char kTerminationLog[] = "/dev/termination-log";
-constexpr char kGpu[] = "nvidia.com/gpu";
-
-Json WithoutGpu(Json resources) {
+// The trainer's resources less the accelerators (resources.acceleratorResource).
+Json WithoutAccelerator(Json resources, const std::string& accelerator) {
   for (const char* part : {"limits", "requests"}) {
     if (!resources.contains(part)) continue;
-    resources[part].erase(kGpu);
+    resources[part].erase(accelerator);
     if (resources[part].empty()) resources.erase(part);
   }
   return resources;
@@ -52,7 +51,7 @@ void AddDataFetch(const api::JobSpec& s, const Json& resources, Json* volumes, J
                     {"securityContext", TrainerSecurityContext()},
                     {"terminationMessagePath", kTerminationLog},
                     {"terminationMessagePolicy", "FallbackToLogsOnError"}};
-  const Json limited = WithoutGpu(resources);
+  const Json limited = WithoutAccelerator(resources, s.accelerator_resource);
   if (!limited.empty()) container["resources"] = limited;
   if (!s.env.empty()) container["env"] = s.env;
   init_containers->push_back(container);

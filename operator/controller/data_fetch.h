@@ -6,7 +6,7 @@
 // The init container runs the job's image and imagePullPolicy, command ["petname"], args
 // (an argv list, no shell) `fetch --url URL --sha256 HEX --output PATH --termination-log
 // /dev/termination-log [--max-bytes B]`, the spec's env (proxies: HTTPS_PROXY, NO_PROXY), the
-// trainer's cpu and memory (no GPU) and its securityContext (read-only root filesystem: it
+// trainer's cpu and memory (no accelerator) and its securityContext (read-only root filesystem: it
 // writes only to the volume). Its error line is its termination message, so a failed download
 // or a wrong checksum fails the job with reason DataFetchFailed naming it (pod_failure.h).
 #pragma once
@@ -29,8 +29,8 @@ std::vector<std::string> FetchArgs(const api::JobSpec& spec);
 std::string FetchDir(const api::JobSpec& spec);
 
 // With dataset.url: appends the dataset emptyDir to `volumes`, its mount to `trainer_mounts`
-// and the fetch-data container to `init_containers`; `resources` are the trainer's, whose GPU
-// limit is left out. Without a URL: nothing.
+// and the fetch-data container to `init_containers`; `resources` are the trainer's, whose
+// accelerator limit (resources.acceleratorResource) is left out. Without a URL: nothing.
 void AddDataFetch(const api::JobSpec& spec, const nlohmann::json& resources,
                   nlohmann::json* volumes, nlohmann::json* trainer_mounts,
                   nlohmann::json* init_containers);

@@ -10,6 +10,7 @@
 #include "operator/controller/data_fetch.h"
 #include "operator/controller/gang.h"
 #include "operator/controller/pod_template.h"
+#include "operator/controller/trainer_template.h"
 #include "operator/kube/object.h"
 
 namespace petname::controller {
@@ -18,6 +19,8 @@ namespace {
 // The trainer container's termination message file: a failed trainer's log tail, or the final
 // progress a successful rank 0 writes there (--termination-log).
 constexpr char kTerminationLog[] = "/dev/termination-log";
+constexpr char kShmVolume[] = "shm";
+constexpr char kShmPath[] = "/dev/shm";
 
 std::string FormatDouble(double v) {
   std::ostringstream out;
@@ -110,7 +113,7 @@ Json Resources(const api::JobSpec& s) {
   if (!s.cpu.is_null()) limits["cpu"] = s.cpu;
   if (!s.memory.is_null()) limits["memory"] = s.memory;
   Json requests = limits;
-  if (s.gpus_per_replica > 0) limits["nvidia.com/gpu"] = std::to_string(s.gpus_per_replica);
+  if (s.gpus_per_replica > 0) limits[s.accelerator_resource] = std::to_string(s.gpus_per_replica);
   Json out = Json::object();
   if (!limits.empty()) out["limits"] = limits;
   if (!requests.empty()) out["requests"] = requests;
@@ -146,9 +149,14 @@ Json OperatorPod(const api::Job& job, int index) {
                       {"mountPath", s.dataset_volume.mount_path},
                       {"readOnly", s.dataset_volume.read_only}});
   }
+  // NCCL's shared-memory transport (and the trainer's local ranks) need more /dev/shm than the
+  // container runtime's 64 MB: a memory-backed emptyDir of api::SharedMemory.
+  volumes.push_back({{"name", kShmVolume},
+                     {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", api::SharedMemory(s)}}}});
+  mounts.push_back({{"name", kShmVolume}, {"mountPath", kShmPath}});
   Json init_containers = Json::array();
   AddDataFetch(s, Resources(s), &volumes, &mounts, &init_containers);
-  Json container = {{"name", "trainer"},
+  Json container = {{"name", kTrainerContainer},
                     {"image", s.image},
                     {"imagePullPolicy", s.image_pull_policy},
                     {"command", Json::array({"petname"})},

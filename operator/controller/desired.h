@@ -15,8 +15,10 @@
 //    job's Secret (RendezvousSecret); then the spec's env. With P > 1 there is no RANK or
 //    LOCAL_RANK: the container runs `petname train --nproc P`, whose launcher gives each process
 //    RANK=i*P+k and LOCAL_RANK=k (k = 0..P-1); args of `petname train` from TrainArgs;
-//    nvidia.com/gpu limit gpusPerReplica; checkpoint (claim or emptyDir) and dataset volumes
-//    (with dataset.url an emptyDir filled by the fetch-data init container: data_fetch.h);
+//    a limit of gpusPerReplica of resources.acceleratorResource (nvidia.com/gpu by default);
+//    checkpoint (claim or emptyDir) and dataset volumes (with dataset.url an emptyDir filled by
+//    the fetch-data init container: data_fetch.h); volume shm, a memory-backed emptyDir of
+//    sizeLimit api::SharedMemory mounted at /dev/shm (NCCL's shared-memory transport);
 //    container ports metrics (metrics.port), metrics-k (metrics.port + k, local rank k's metrics)
 //    for k = 1..P-1 and rendezvous (masterPort); label
 //    petname.dev/restart-generation=<status.restarts>, so pods of an earlier gang restart are never
@@ -24,8 +26,9 @@
 //    restricted Pod Security Standard (TrainerSecurityContext), so the pods are admitted in a
 //    namespace that enforces it when the template's own containers do;
 //  - spec.template merged into every pod (pod_template.h): its labels, annotations, sidecars,
-//    init containers, volumes and pod-level fields (service account, security context, ...),
-//    never overriding what the operator sets;
+//    init containers, volumes, pod-level fields (service account, security context, ...) and
+//    the trainer container's extra env, envFrom and volumeMounts (trainer_template.h), never
+//    overriding what the operator sets;
 //  - with scheduling.gang.enabled, the PodGroup (gang.h; minMember counts pods) and the pods'
 //    gang labels.
 // Which pods exist is decided by ComputeStatus (job_status.h) as a PodAction.

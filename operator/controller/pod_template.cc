@@ -3,6 +3,8 @@
 #include <map>
 #include <set>
 
+#include "operator/controller/trainer_template.h"
+
 namespace petname::controller {
 namespace {
 
@@ -64,11 +66,17 @@ void MergeContainers(const Json& extra, const char* list, Json* spec,
   Taken(*spec, &names, &ports);
   for (const Json& c : extra) {
     const std::string name = c.is_object() ? c.value("name", "") : "";
+    if (std::string(list) == "containers" && name == kTrainerContainer) {
+      for (Json& own : (*spec)["containers"]) {
+        if (own.value("name", "") == kTrainerContainer) MergeTrainerTemplate(c, &own, conflicts);
+      }
+      continue;
+    }
     if (names.count(name)) {
       conflicts->push_back(field + ": " + Quoted(name) +
-                           " is already a container name in the rank pods (the operator's own "
-                           "are \"trainer\" and, with dataset.url, the init container "
-                           "\"fetch-data\"); give yours another name");
+                           " is already a container name in the rank pods (the operator's "
+                           "init container \"fetch-data\" with dataset.url, the trainer for "
+                           "initContainers, or a duplicate); give yours another name");
       continue;
     }
     bool clash = false;
@@ -102,7 +110,8 @@ void MergeVolumes(const Json& extra, Json* spec, std::vector<std::string>* confl
     const std::string name = v.is_object() ? v.value("name", "") : "";
     if (names.count(name)) {
       conflicts->push_back("spec.template.spec.volumes: " + Quoted(name) +
-                           " is the name of a volume the operator mounts (checkpoints, dataset)");
+                           " is the name of a volume the operator mounts (checkpoints, dataset, "
+                           "shm)");
       continue;
     }
     (*spec)["volumes"].push_back(v);

@@ -5,11 +5,13 @@
 //    (the operator's labels, spec.labels, spec.annotations) and reserved keys (any under
 //    petname.dev/, app.kubernetes.io/name, the gang keys scheduling.x-k8s.io/pod-group and
 //    scheduling.k8s.io/group-name);
-//  - spec.containers (sidecars), spec.initContainers: appended, except containers named like
-//    one of the pod's (the trainer, and fetch-data with dataset.url) and sidecars with a
-//    containerPort of the pod's (metrics, metrics-<k>, rendezvous: the containers of a pod share
-//    its network);
-//  - spec.volumes: appended, except names the pod already uses (checkpoints, dataset);
+//  - spec.containers: an entry named "trainer" extends the operator's trainer container (env,
+//    envFrom and volumeMounts only; its conflicts are trainer_template.h's); the others
+//    (sidecars) are appended, as are spec.initContainers, except containers named like one of
+//    the pod's (for init containers: trainer, and fetch-data with dataset.url) and sidecars with
+//    a containerPort of the pod's (metrics, metrics-<k>, rendezvous: the containers of a pod
+//    share its network);
+//  - spec.volumes: appended, except names the pod already uses (checkpoints, dataset, shm);
 //  - spec.automountServiceAccountToken: set, replacing the operator's default (false: the
 //    trainer never calls the API server, so rank pods mount no token unless the template asks);
 //  - any other spec field (serviceAccountName, securityContext, imagePullSecrets, nodeSelector,

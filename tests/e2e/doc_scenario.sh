@@ -93,7 +93,7 @@ PY
   }
   check "gpu-job, applied for real: the operator creates its pods and reports them Unschedulable (no GPU here)" \
     eval 'k -n default apply -f "$WORK/quickstart/repo/examples/gpu-job.yaml" && eventually 120 gpu_job_blocked'
-  k -n default delete pntj gpu-job --wait=false >>"$CHECKS_LOG" 2>&1 || true
+  k -n default delete -f "$WORK/quickstart/repo/examples/gpu-job.yaml" --wait=false >>"$CHECKS_LOG" 2>&1 || true
   check "the documented claims hold the data and the model" \
     test -f "$WORK/doc-volumes/petname-data/seattle_pet_licenses.csv" -a \
     -f "$WORK/doc-volumes/petname-checkpoints/cpu-job/model.safetensors"

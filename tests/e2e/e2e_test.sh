@@ -50,6 +50,14 @@
 #      from that step and Succeeds with every step trained once and no restart counted; partial
 #      admission runs a 4-replica job with minReplicas 2 at 2; deleting a queued or a running job
 #      leaves no Workload and no pod. Its timings go to WORK/kueue-timings.txt and the report.
+#  13. GPU pods on CPU ranks (tests/e2e/pods_scenario.sh): a job of 2 pods x 2 processes with
+#      resources.sharedMemory 256Mi and a template "trainer" entry (envFrom a ConfigMap, env
+#      valueFrom the node name, the ConfigMap mounted at /etc/nccl): a local rank sees a /dev/shm
+#      above 64 MiB, the ConfigMap's and the valueFrom variables, the operator's WORLD_SIZE and the
+#      mounted file; the job Succeeds at world size 4. Then the node advertises 4 example.com/gpu
+#      (node status patched) and a job of 2 pods x 2 of them (acceleratorResource example.com/gpu)
+#      is scheduled with limits example.com/gpu: 2 and a 2Gi /dev/shm (it is deleted before its
+#      trainer, asked for --device cuda, matters).
 #
 #   tests/e2e/e2e_test.sh BIN_DIR CSV      (BIN_DIR holds petname and petname-operator)
 #
@@ -61,7 +69,7 @@
 # on exit (the cluster also by its watchdog); WORK is kept when a check failed.
 # Env: E2E_MAX_NAMES (default 6000), E2E_EPOCHS (default 6), E2E_BATCH (default 256), sizes of
 # each job (small enough for < 2 min per scenario on 2 cores, big enough to be killed mid-training);
-# E2E_SCENARIOS (default "1 2 3 4 5 6 7 8 9 10 12 11"): the scenarios to run after scenario 1, which installs
+# E2E_SCENARIOS (default "1 2 3 4 5 6 7 8 9 10 13 12 11"): the scenarios to run after scenario 1, which installs
 # the operator and always runs.
 set -euo pipefail
 
@@ -71,9 +79,9 @@ CSV=${2:?usage: e2e_test.sh BIN_DIR CSV}
 MAX_NAMES=${E2E_MAX_NAMES:-6000}
 EPOCHS=${E2E_EPOCHS:-6}
 BATCH=${E2E_BATCH:-256}
-SCENARIOS=${E2E_SCENARIOS:-1 2 3 4 5 6 7 8 9 10 12 11}
+SCENARIOS=${E2E_SCENARIOS:-1 2 3 4 5 6 7 8 9 10 13 12 11}
 for n in $SCENARIOS; do
-  [[ $n =~ ^([1-9]|1[012])$ ]] || { echo "e2e_test.sh: E2E_SCENARIOS: no scenario '$n' (1-12)" >&2; exit 2; }
+  [[ $n =~ ^([1-9]|1[0-3])$ ]] || { echo "e2e_test.sh: E2E_SCENARIOS: no scenario '$n' (1-13)" >&2; exit 2; }
 done
 # shellcheck source-path=SCRIPTDIR source=../cluster/env.sh
 source "$ROOT/tests/cluster/env.sh"
@@ -179,7 +187,7 @@ report() {
     echo "| scenario | seconds |"
     echo "|---|---|"
     local s
-    for s in node-up 1-install-train 2-kill-rank 3-kill-operator 4-delete 5-processes 6-node-daemons 7-sweep 8-damaged-checkpoint 9-shared-claim 10-start 12-kueue 11-quick-start; do
+    for s in node-up 1-install-train 2-kill-rank 3-kill-operator 4-delete 5-processes 6-node-daemons 7-sweep 8-damaged-checkpoint 9-shared-claim 10-start 13-gpu-pods 12-kueue 11-quick-start; do
       echo "| $s | ${SCENARIO_SECONDS[$s]:-not run} |"
     done
     echo
@@ -331,6 +339,8 @@ source "$ROOT/tests/e2e/doc_scenario.sh"
 source "$ROOT/tests/e2e/start_scenario.sh"
 # shellcheck source-path=SCRIPTDIR source=kueue_scenario.sh
 source "$ROOT/tests/e2e/kueue_scenario.sh"
+# shellcheck source-path=SCRIPTDIR source=pods_scenario.sh
+source "$ROOT/tests/e2e/pods_scenario.sh"
 
 # ---- scenario 1: helm install, a 2-rank job to Succeeded ---------------------------------------
 scenario_1() {

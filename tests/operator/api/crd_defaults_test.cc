@@ -33,6 +33,7 @@ std::map<std::string, Field> Fields(const JobSpec& s) {
       {"spec.replicas", {s.replicas, none}},
       {"spec.imagePullPolicy", {s.image_pull_policy, none}},
       {"spec.resources.gpusPerReplica", {s.gpus_per_replica, none}},
+      {"spec.resources.acceleratorResource", {s.accelerator_resource, none}},
       {"spec.dataset.volume.mountPath", {s.dataset_volume.mount_path, none}},
       {"spec.dataset.volume.readOnly", {s.dataset_volume.read_only, none}},
       {"spec.training.epochs", {s.epochs, train::kDefaultEpochs}},

@@ -165,6 +165,29 @@ TEST(JobTest, CheckpointDirIsThePathThenTheSubPathOrTheJobsName) {
   EXPECT_EQ(CheckpointDir(job.spec, "rex"), "/rex");
 }
 
+// /dev/shm: resources.sharedMemory, else 1Gi per process; the accelerator: nvidia.com/gpu unless
+// resources.acceleratorResource names another extended resource.
+TEST(JobTest, SharedMemoryAndAcceleratorResource) {
+  const std::tuple<const char*, Json, const char*> cases[] = {
+      {R"({})", "1Gi", "nvidia.com/gpu"},
+      {R"({"gpusPerReplica": 8})", "8Gi", "nvidia.com/gpu"},
+      {R"({"processesPerReplica": 2})", "2Gi", "nvidia.com/gpu"},
+      {R"({"sharedMemory": "16Gi", "gpusPerReplica": 2,
+           "acceleratorResource": "nvidia.com/mig-1g.10gb"})",
+       "16Gi", "nvidia.com/mig-1g.10gb"},
+      {R"({"sharedMemory": 1073741824, "acceleratorResource": "amd.com/gpu"})", 1073741824,
+       "amd.com/gpu"},
+  };
+  for (const auto& [resources, shm, accelerator] : cases) {
+    Json obj = Minimal();
+    obj["spec"]["resources"] = Json::parse(resources);
+    Job job;
+    ASSERT_TRUE(JobFromJson(obj, &job).ok()) << resources;
+    EXPECT_EQ(SharedMemory(job.spec), shm) << resources;
+    EXPECT_EQ(job.spec.accelerator_resource, accelerator) << resources;
+  }
+}
+
 TEST(JobTest, RejectsWhatTheOperatorCannotActOn) {
   const std::pair<const char*, const char*> cases[] = {
       {R"({"replicas": 0})", "replicas"},
@@ -196,6 +219,15 @@ TEST(JobTest, RejectsWhatTheOperatorCannotActOn) {
        "spec.training.goal.metric must be validationLoss or validationAccuracy"},
       {R"({"training": {"goal": {"metric": "validationLoss", "value": "low"}}})",
        "spec.training.goal.value must be a number"},
+      {R"({"resources": {"sharedMemory": "1GB"}})", "spec.resources.sharedMemory must be a memory"},
+      {R"({"resources": {"sharedMemory": "0"}})", "spec.resources.sharedMemory must be a memory"},
+      {R"({"resources": {"sharedMemory": -1}})", "spec.resources.sharedMemory must be a memory"},
+      {R"({"resources": {"acceleratorResource": "gpu"}})",
+       "spec.resources.acceleratorResource must be an extended resource name"},
+      {R"({"resources": {"acceleratorResource": "kubernetes.io/gpu"}})",
+       "spec.resources.acceleratorResource must be an extended resource name"},
+      {R"({"resources": {"acceleratorResource": 7}})",
+       "spec.resources.acceleratorResource must be a string"},
   };
   for (const auto& [patch, want] : cases) {
     Json obj = Minimal();

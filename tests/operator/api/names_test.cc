@@ -21,6 +21,22 @@ TEST(NamesTest, Dns1035Labels) {
   EXPECT_FALSE(IsDns1035Label(std::string(64, 'a')));
 }
 
+TEST(NamesTest, ExtendedResourceNames) {
+  for (const char* ok :
+       {"nvidia.com/gpu", "nvidia.com/mig-1g.10gb", "amd.com/gpu", "example.com/gpu",
+        "habana.ai/gaudi", "rdma/hca_shared_devices_a", "gpu.intel.com/i915", "k8s.io/x"}) {
+    EXPECT_TRUE(IsExtendedResourceName(ok)) << ok;
+  }
+  for (const char* bad :
+       {"", "gpu", "cpu", "memory", "hugepages-2Mi", "kubernetes.io/gpu", "node.kubernetes.io/x",
+        "nvidia.com/", "/gpu", "Nvidia.com/gpu", "nvidia.com/-gpu", "nvidia.com/gpu-",
+        "nvidia.com/a/b", "nvidia..com/gpu", "nvidia.com/gpu x"}) {
+    EXPECT_FALSE(IsExtendedResourceName(bad)) << bad;
+  }
+  EXPECT_TRUE(IsDnsSubdomain("a.b-c.d"));
+  EXPECT_FALSE(IsDnsSubdomain(std::string(254, 'a')));
+}
+
 TEST(NamesTest, CheckObjectNameSaysWhichRule) {
   EXPECT_TRUE(CheckObjectName("pets", kMaxJobName).ok());
   Status s = CheckObjectName("pets.v2", kMaxJobName);

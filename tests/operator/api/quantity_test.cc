@@ -38,5 +38,39 @@ TEST(QuantityTest, RefusesWhatIsNoCpuQuantity) {
   }
 }
 
+TEST(QuantityTest, MemoryInBytes) {
+  const std::pair<Json, int64_t> cases[] = {
+      {0, 0},
+      {1024, 1024},
+      {"1Ki", 1024},
+      {"1Gi", int64_t{1} << 30},
+      {"1.5Gi", int64_t{3} << 29},
+      {".5Mi", int64_t{1} << 19},
+      {"2k", 2000},
+      {"64M", 64000000},
+      {"1e3", 1000},
+      {"129e6", 129000000},
+      {"512", 512},
+  };
+  for (const auto& [quantity, want] : cases) {
+    int64_t bytes = -1;
+    EXPECT_TRUE(MemoryBytes(quantity, &bytes)) << quantity;
+    EXPECT_EQ(bytes, want) << quantity;
+  }
+  int64_t bytes = 0;
+  EXPECT_TRUE(MemoryBytes("9Ei", &bytes));
+  EXPECT_EQ(bytes, kMaxMemoryBytes);
+}
+
+TEST(QuantityTest, RefusesWhatIsNoMemoryQuantity) {
+  for (const Json& q : {Json(), Json(-1), Json(0.5), Json(""), Json("Gi"), Json("-1Gi"),
+                        Json("1gi"), Json("1Ki "), Json("1KiB"), Json("1e"), Json("1e-3"),
+                        Json("1m"), Json("1.2.3Gi"), Json("1ki"), Json(true), Json::object()}) {
+    int64_t bytes = 7;
+    EXPECT_FALSE(MemoryBytes(q, &bytes)) << q;
+    EXPECT_EQ(bytes, 7) << q;
+  }
+}
+
 }  // namespace
 }  // namespace petname::api

@@ -167,6 +167,38 @@ TEST(DesiredTest, OneProcessPerGpu) {
   EXPECT_EQ(Ports(pod).size(), 5u);  // metrics, metrics-1..3, rendezvous
 }
 
+// Every rank pod mounts a memory-backed /dev/shm: 1Gi per process unless
+// resources.sharedMemory says otherwise.
+TEST(DesiredTest, SharedMemoryPerProcess) {
+  const Json volume = Json::parse(R"({"name": "shm", "emptyDir": {"medium": "Memory",
+    "sizeLimit": "1Gi"}})");
+  const Json mount = Json::parse(R"({"name": "shm", "mountPath": "/dev/shm"})");
+  Json pod = Desired(TestJob(1)).pods[0];
+  EXPECT_EQ(pod["spec"]["volumes"][1], volume);
+  EXPECT_EQ(pod["spec"]["containers"][0]["volumeMounts"][1], mount);
+  pod = Desired(TestJob(2, R"({"spec": {"resources": {"gpusPerReplica": 4}}})")).pods[1];
+  EXPECT_EQ(pod["spec"]["volumes"][1]["emptyDir"]["sizeLimit"], "4Gi");
+  pod = Desired(TestJob(1, R"({"spec": {"resources": {"processesPerReplica": 2}}})")).pods[0];
+  EXPECT_EQ(pod["spec"]["volumes"][1]["emptyDir"]["sizeLimit"], "2Gi");
+  pod = Desired(TestJob(1, R"({"spec": {"resources": {"sharedMemory": "512Mi"}}})")).pods[0];
+  EXPECT_EQ(pod["spec"]["volumes"][1]["emptyDir"]["sizeLimit"], "512Mi");
+}
+
+// gpusPerReplica counts resources.acceleratorResource: nvidia.com/gpu unless set (a MIG slice,
+// another vendor's device); the fetch-data init container never asks for it.
+TEST(DesiredTest, TheAcceleratorResourceNameIsTheSpecs) {
+  api::Job job = TestJob(1, R"({"spec": {"resources": {"gpusPerReplica": 2,
+    "acceleratorResource": "nvidia.com/mig-1g.10gb"}}})");
+  Json limits = Desired(job).pods[0]["spec"]["containers"][0]["resources"]["limits"];
+  EXPECT_EQ(limits, (Json{{"nvidia.com/mig-1g.10gb", "2"}}));
+  job = TestJob(1, R"({"spec": {"resources": {"gpusPerReplica": 1,
+    "acceleratorResource": "example.com/gpu"}, "dataset": {"url": "https://h/x.csv",
+    "sha256": "0000000000000000000000000000000000000000000000000000000000000000"}}})");
+  const Json pod = Desired(job).pods[0];
+  EXPECT_EQ(pod["spec"]["containers"][0]["resources"]["limits"]["example.com/gpu"], "1");
+  EXPECT_FALSE(pod["spec"]["initContainers"][0].contains("resources"));
+}
+
 TEST(DesiredTest, ThreadsFromTheSpecOrTheCpuLimit) {
   struct Case {
     const char* spec;

@@ -389,7 +389,7 @@ TEST(JobStatusTest, APodTemplateThatSetsOperatorFieldsFailsTheJob) {
   EXPECT_EQ(CondStatus(p.status, "Failed"), "True");
   EXPECT_EQ(CondReason(p.status, "Failed"), "InvalidSpec");
   EXPECT_NE(CondMessage(p.status, "Failed")
-                .find(R"(spec.template.spec.containers: "trainer" is already a container name)"),
+                .find(R"(spec.template.spec.containers["trainer"].image is the operator's)"),
             std::string::npos)
       << CondMessage(p.status, "Failed");
   EXPECT_TRUE(HasEvent(p, "InvalidSpec"));

@@ -58,7 +58,7 @@ TEST(PodTemplateTest, SidecarServiceAccountSecurityContextAndVolume) {
   EXPECT_EQ(Names(spec["containers"]), (std::vector<std::string>{"trainer", "uploader"}));
   EXPECT_EQ(spec["containers"][1]["volumeMounts"][0]["name"], "checkpoints");
   EXPECT_EQ(Names(spec["initContainers"]), std::vector<std::string>{"fetch"});
-  EXPECT_EQ(Names(spec["volumes"]), (std::vector<std::string>{"checkpoints", "scratch"}));
+  EXPECT_EQ(Names(spec["volumes"]), (std::vector<std::string>{"checkpoints", "shm", "scratch"}));
   EXPECT_EQ(spec["serviceAccountName"], "trainer");
   EXPECT_EQ(spec["automountServiceAccountToken"], false);
   EXPECT_EQ(spec["securityContext"]["runAsUser"], 65532);
@@ -119,23 +119,23 @@ TEST(PodTemplateTest, OperatorFieldsWinAndEachConflictIsNamed) {
                          {"name": "fine", "ports": [{"containerPort": 8000}]}],
           "initContainers": [{"name": "trainer"}],
           "volumes": [{"name": "checkpoints", "emptyDir": {}}, {"name": "dataset"},
-                      {"name": "mine"}]}})",
+                      {"name": "shm"}, {"name": "mine"}]}})",
       R"({"labels": {"flat": "a"}, "scheduling": {"nodeSelector": {"c": "d"}},
           "dataset": {"path": "/d/x.csv", "volume": {"hostPath": "/srv"}}})");
   Json pod;
   const std::vector<std::string> conflicts = Merge(job, &pod);
-  EXPECT_EQ(conflicts.size(), 13u);
+  EXPECT_EQ(conflicts.size(), 14u);
   for (const char* text :
        {R"(labels: "petname.dev/rank" is reserved)", R"(labels: "app.kubernetes.io/name" is)",
         R"(labels: "flat" is already set)", R"(annotations: "scheduling.k8s.io/group-name")",
         "spec.template.spec.restartPolicy is set by the operator",
         "spec.template.spec.hostname is set by the operator",
         "spec.template.spec.nodeSelector is also set by spec.scheduling.nodeSelector",
-        R"(spec.template.spec.containers: "trainer" is already a container name)",
+        R"(containers["trainer"].image is the operator's)",
         R"(spec.template.spec.initContainers: "trainer")",
         R"(containers["side"]: containerPort 9400 is a port of the trainer)",
         R"(containers["rdv"]: containerPort 29500)", R"(volumes: "checkpoints" is the name)",
-        R"(volumes: "dataset")"}) {
+        R"(volumes: "dataset")", R"(volumes: "shm")"}) {
     EXPECT_TRUE(Mentions(conflicts, text)) << text;
   }
   // The operator's values stay; the rest of the template is merged.
@@ -150,7 +150,8 @@ TEST(PodTemplateTest, OperatorFieldsWinAndEachConflictIsNamed) {
   EXPECT_EQ(Names(spec["containers"]), (std::vector<std::string>{"trainer", "fine"}));
   EXPECT_EQ(spec["containers"][0]["image"], "petname:1");
   EXPECT_FALSE(spec.contains("initContainers"));
-  EXPECT_EQ(Names(spec["volumes"]), (std::vector<std::string>{"checkpoints", "dataset", "mine"}));
+  EXPECT_EQ(Names(spec["volumes"]),
+            (std::vector<std::string>{"checkpoints", "dataset", "shm", "mine"}));
   EXPECT_TRUE(spec["volumes"][1].contains("hostPath"));
 }
 
@@ -175,6 +176,76 @@ TEST(PodTemplateTest, CheckListsEveryConflict) {
   EXPECT_NE(s.message().find("; spec.template.spec.volumes: \"checkpoints\""), std::string::npos)
       << s.message();
   EXPECT_TRUE(CheckPodTemplate(TestJob(1)).ok());
+}
+
+// The template's "trainer" entry adds env (valueFrom too), envFrom and volumeMounts to the
+// operator's trainer container, after the operator's own entries.
+TEST(PodTemplateTest, TheTemplateExtendsTheTrainerContainer) {
+  const api::Job job = TemplateJob(R"({"spec": {
+      "volumes": [{"name": "rdma", "hostPath": {"path": "/dev/infiniband"}}],
+      "containers": [{"name": "trainer",
+        "env": [{"name": "NCCL_DEBUG", "value": "INFO"},
+                {"name": "NODE", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}],
+        "envFrom": [{"configMapRef": {"name": "nccl"}}, {"secretRef": {"name": "creds"}}],
+        "volumeMounts": [{"name": "rdma", "mountPath": "/dev/infiniband"},
+                         {"name": "checkpoints", "mountPath": "/ck-copy", "readOnly": true}]}]}})");
+  Json pod;
+  EXPECT_TRUE(Merge(job, &pod).empty());
+  EXPECT_TRUE(CheckPodTemplate(job).ok());
+  const Json& spec = pod["spec"];
+  ASSERT_EQ(Names(spec["containers"]), std::vector<std::string>{"trainer"});
+  const Json& trainer = spec["containers"][0];
+  const Json& env = trainer["env"];
+  EXPECT_EQ(env[env.size() - 2]["name"], "NCCL_DEBUG");
+  EXPECT_EQ(env.back()["valueFrom"]["fieldRef"]["fieldPath"], "spec.nodeName");
+  EXPECT_EQ(env[0]["name"], "MASTER_ADDR");  // the operator's entries come first
+  EXPECT_EQ(
+      trainer["envFrom"],
+      Json::parse(R"([{"configMapRef": {"name": "nccl"}}, {"secretRef": {"name": "creds"}}])"));
+  EXPECT_EQ(Names(trainer["volumeMounts"]),
+            (std::vector<std::string>{"checkpoints", "shm", "rdma", "checkpoints"}));
+  EXPECT_EQ(trainer["image"], "petname:1");
+  EXPECT_EQ(Names(spec["volumes"]), (std::vector<std::string>{"checkpoints", "shm", "rdma"}));
+}
+
+// What the operator sets on the trainer container cannot be overridden by the template: its
+// env names (fixed ones, PET_*/PETNAME_*, spec.env's), its mount paths (and paths under them)
+// and every field but env, envFrom and volumeMounts. Each is named; the rest is merged.
+TEST(PodTemplateTest, TheTemplateCannotOverrideTheTrainersOwnFields) {
+  const api::Job job = TemplateJob(
+      R"({"spec": {"containers": [{"name": "trainer", "command": ["sh"],
+          "resources": {"limits": {"cpu": "9"}},
+          "env": [{"name": "MASTER_ADDR", "value": "evil"}, {"name": "RANK", "value": "3"},
+                  {"name": "PETNAME_JOB_UID", "value": "x"}, {"name": "PET_FOO", "value": "x"},
+                  {"name": "HTTPS_PROXY", "value": "x"}, {"name": "NCCL_DEBUG", "value": "WARN"}],
+          "volumeMounts": [{"name": "a", "mountPath": "/dev/shm"},
+                           {"name": "b", "mountPath": "/checkpoints/rex"},
+                           {"name": "c", "mountPath": "/pets/"},
+                           {"name": "d", "mountPath": "/dev/termination-log"},
+                           {"name": "e", "mountPath": "/checkpoints2"}]}]}})",
+      R"({"env": [{"name": "HTTPS_PROXY", "value": "http://proxy"}],
+          "dataset": {"path": "/pets/x.csv", "volume": {"hostPath": "/srv", "mountPath": "/pets"}}})");
+  Json pod;
+  const std::vector<std::string> conflicts = Merge(job, &pod);
+  EXPECT_EQ(conflicts.size(), 11u);
+  for (const char* text :
+       {R"(containers["trainer"].command is the operator's)",
+        R"(containers["trainer"].resources is the operator's)",
+        R"(env: "MASTER_ADDR" is set by the operator)", R"(env: "RANK")",
+        R"(env: "PETNAME_JOB_UID")", R"(env: "PET_FOO")", R"(env: "HTTPS_PROXY")",
+        R"(mountPath "/dev/shm" is, or lies under, "/dev/shm")",
+        R"(mountPath "/checkpoints/rex" is, or lies under, "/checkpoints")",
+        R"(mountPath "/pets/" is, or lies under, "/pets")",
+        R"(mountPath "/dev/termination-log")"}) {
+    EXPECT_TRUE(Mentions(conflicts, text)) << text;
+  }
+  const Json& trainer = pod["spec"]["containers"][0];
+  EXPECT_EQ(trainer["command"], Json::array({"petname"}));
+  EXPECT_EQ(trainer["env"].back()["name"], "NCCL_DEBUG");
+  EXPECT_EQ(trainer["volumeMounts"].back()["mountPath"], "/checkpoints2");
+  const Status s = CheckPodTemplate(job);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("spec.template sets what the operator owns: "), std::string::npos);
 }
 
 TEST(PodTemplateTest, AnEmptyTemplateChangesNothing) {

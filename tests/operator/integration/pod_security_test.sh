@@ -22,6 +22,32 @@ for rank in 0 1; do
 done
 log "ok - the rank pods are admitted under enforce=restricted"
 
+# GPU pods as NCCL needs them: 2 processes per pod on a made-up accelerator, a memory-backed
+# /dev/shm, and the template's trainer entry (envFrom a ConfigMap, env valueFrom, a ConfigMap
+# volume mounted into the trainer). emptyDir and configMap volumes are allowed under restricted.
+create_job gpu 2 '  resources: {gpusPerReplica: 2, acceleratorResource: example.com/gpu, sharedMemory: 3Gi}
+  template:
+    spec:
+      volumes: [{name: nccl, configMap: {name: nccl-settings}}]
+      containers:
+        - name: trainer
+          envFrom: [{configMapRef: {name: nccl-settings}}]
+          env: [{name: NODE_NAME, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}]
+          volumeMounts: [{name: nccl, mountPath: /etc/nccl}]'
+wait_until "2 pods of gpu" 30 has_pods gpu 2
+trainer=$(k get pod gpu-rank-1 -o json | jq -c '.spec.containers[] | select(.name == "trainer")')
+jq -e '.resources.limits == {"example.com/gpu": "2"}' <<<"$trainer" >/dev/null ||
+  fail "gpu-rank-1: trainer limits are $(jq -c .resources <<<"$trainer"), want example.com/gpu: 2"
+[[ $(jq -c '[.volumeMounts[].mountPath]' <<<"$trainer") == '["/checkpoints","/dev/shm","/etc/nccl"]' ]] ||
+  fail "gpu-rank-1: trainer mounts $(jq -c '[.volumeMounts[].mountPath]' <<<"$trainer")"
+jq -e '.envFrom == [{"configMapRef": {"name": "nccl-settings"}}] and
+  (.env | map(.name) | index("NODE_NAME") != null) and (.env | map(.name) | index("WORLD_SIZE") != null)' \
+  <<<"$trainer" >/dev/null || fail "gpu-rank-1: trainer env/envFrom lack the template's: $trainer"
+k get pod gpu-rank-1 -o json | jq -e '.spec.volumes[] | select(.name == "shm")
+  | .emptyDir == {"medium": "Memory", "sizeLimit": "3Gi"}' >/dev/null ||
+  fail "gpu-rank-1 has no memory-backed shm volume of 3Gi"
+log "ok - pods with /dev/shm, example.com/gpu and the template's trainer env, envFrom and mount are admitted under enforce=restricted"
+
 create_job loose 1 '  template:
     spec:
       containers:

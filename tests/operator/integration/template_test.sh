@@ -42,7 +42,7 @@ for rank in 0 1; do
   check serviceAccountName "$(q .spec.serviceAccountName)" trainer
   check automountServiceAccountToken "$(q .spec.automountServiceAccountToken)" false
   check securityContext "$(q '.spec.securityContext | "\(.runAsNonRoot) \(.runAsUser) \(.fsGroup)"')" "true 65532 65532"
-  check volumes "$(q '[.spec.volumes[].name] | join(",")')" checkpoints,scratch
+  check volumes "$(q '[.spec.volumes[].name] | join(",")')" checkpoints,shm,scratch
   check scratch "$(q '.spec.volumes[] | select(.name == "scratch") | .emptyDir.sizeLimit')" 64Mi
   check sidecar-mounts "$(q '[.spec.containers[1].volumeMounts[] | "\(.name)=\(.mountPath)"] | join(",")')" \
     "checkpoints=/checkpoints,scratch=/scratch"
@@ -63,7 +63,7 @@ for rank in 0 1; do
     "tmpl-rank-0.tmpl.$NS.svc"
   check trainer-ports "$(q '[.spec.containers[0].ports[] | "\(.name)=\(.containerPort)"] | join(",")')" \
     metrics=9400,rendezvous=29500
-  check trainer-mounts "$(q '[.spec.containers[0].volumeMounts[] | .name] | join(",")')" checkpoints
+  check trainer-mounts "$(q '[.spec.containers[0].volumeMounts[] | .name] | join(",")')" checkpoints,shm
   check owner "$(q '.metadata.ownerReferences[0].kind')" PetNameTrainingJob
 done
 wait_until "tmpl Pending" 20 phase_is tmpl Pending
@@ -75,7 +75,7 @@ refused() { # NAME EXPECTED TEMPLATE_YAML
   [[ $out == *"$2"* ]] || fail "$1: message lacks '$2': $out"
   log "$1 refused: ${out##*: }"
 }
-refused named-trainer "template.spec.containers must not hold a container named trainer" '  template:
+refused named-trainer "container trainer may only add env, envFrom and volumeMounts" '  template:
     spec:
       containers: [{name: trainer, image: "other:1"}]'
 refused restart-policy "template.spec.restartPolicy is the operator" '  template:
@@ -83,7 +83,13 @@ refused restart-policy "template.spec.restartPolicy is the operator" '  template
 refused rank-label "must not set app.kubernetes.io/name, scheduling.x-k8s.io/pod-group or keys under petname.dev/" '  template:
     metadata:
       labels: {petname.dev/rank: "3"}'
-refused ckpt-volume "must not use the names checkpoints or dataset" '  template:
+refused trainer-env "container trainer must not set env RANK" '  template:
+    spec:
+      containers: [{name: trainer, env: [{name: WORLD_SIZE, value: "1"}]}]'
+refused trainer-shm "container trainer must not mount at /dev/shm" '  template:
+    spec:
+      containers: [{name: trainer, volumeMounts: [{name: x, mountPath: /dev/shm}]}]'
+refused ckpt-volume "must not use the names checkpoints, dataset or shm" '  template:
     spec:
       volumes: [{name: checkpoints, emptyDir: {}}]'
 [[ $(k get pntj -o name | wc -l) == 1 ]] || fail "a refused job was stored"
@@ -113,6 +119,18 @@ msg=$(cond porty Failed message)
 wait_until "InvalidSpec event on porty" 20 has_event porty InvalidSpec
 sleep 1
 [[ $(pod_count porty) == 0 ]] || fail "porty has pods"
+
+# Refused by the operator: a template trainer variable that spec.env also sets (the CRD checks
+# only the operator's fixed names).
+create_job envtwice 1 '  env: [{name: NCCL_DEBUG, value: INFO}]
+  template:
+    spec:
+      containers: [{name: trainer, env: [{name: NCCL_DEBUG, value: WARN}]}]'
+wait_until "envtwice Failed" 20 phase_is envtwice Failed
+msg=$(cond envtwice Failed message)
+[[ $msg == *'spec.template.spec.containers["trainer"].env: "NCCL_DEBUG" is set by the operator'* ]] ||
+  fail "envtwice: message '$msg'"
+[[ $(pod_count envtwice) == 0 ]] || fail "envtwice has pods"
 
 # Refused by the API server when the pods are created: a Warning event on the job says why.
 create_job noimage 1 '  template:
