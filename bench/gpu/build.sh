@@ -24,7 +24,9 @@ for deb in "${PETNAME_GPU_DEBS:-.gpu-kit/debs}"/*.deb; do dpkg-deb -x "$deb" "$r
 mkdir -p "$root/usr/bin"
 [[ -e $root/usr/bin/civetweb ]] || install -m 755 /dev/null "$root/usr/bin/civetweb"
 multiarch=$root/usr/lib/x86_64-linux-gnu
-args=(-DPETNAME_WITH_OPERATOR=OFF -DCMAKE_CUDA_ARCHITECTURES=90)
+# The kit's multiarch headers (OpenSSL's configuration.h) are not under any folder CMake adds.
+args=(-DPETNAME_WITH_OPERATOR=OFF -DCMAKE_CUDA_ARCHITECTURES=90
+  "-DCMAKE_CXX_STANDARD_INCLUDE_DIRECTORIES=$root/usr/include/x86_64-linux-gnu")
 if [[ -n ${PETNAME_TORCH_WHEEL_DIR:-} ]]; then
   wheel=$PETNAME_TORCH_WHEEL_DIR
   args+=("-DPETNAME_TORCH_WHEEL=$wheel/torch" "-DPETNAME_CUDA_LIBS=$wheel/cuda/lib"

@@ -3,7 +3,8 @@
 # downloads it, and the GPU build's CMake configure (bench/gpu/build.sh, PETNAME_GPU_KIT_ONLY=1:
 # nothing from this machine's /usr but the C library) passes against the kit's unpacked root
 # and the torch 2.11 wheel of scripts/torch-wheel. Then the same configure without each of a few
-# packages must fail, so that a package missing from the kit cannot go unnoticed.
+# packages must fail, so that a package missing from the kit cannot go unnoticed. A few
+# translation units, one with the precompiled <torch/torch.h>, compile against the full kit.
 #
 #   bash bench/gpu/kit_configure_test.sh [WHEEL_DIR]     default: ~/.cache/petname/torch-2.11.0
 # Exits 77 (skipped) when the wheel folder is missing. Last line: `N passed, N failed`.
@@ -29,6 +30,26 @@ expect() {  # expect ok|fail NAME WHAT
 }
 configure full .gpu-kit/debs
 expect ok full "the GPU build configures against the whole kit"
+# Translation units that include the kit's headers (cpp-httplib with OpenSSL and brotli,
+# yaml-cpp, curl, prometheus-cpp, and CLI11 with the precompiled <torch/torch.h>) compile, and take
+# from this machine's /usr/include only the toolchain's headers: one found there instead of in
+# the kit would be missing on the GPU machine.
+objects=(common/http/CMakeFiles/petname_http.dir/server.cc.o
+  trainer/sweep/CMakeFiles/petname_sweep_run.dir/sweep_file.cc.o
+  trainer/fetch/CMakeFiles/petname_fetch.dir/fetch.cc.o
+  trainer/metrics/CMakeFiles/petname_metrics.dir/training_metrics.cc.o
+  trainer/CMakeFiles/petname_cli.dir/cli/cli.cc.o)
+toolchain='^(libc6-dev|libcrypt-dev|linux-libc-dev|libgcc-[0-9]+-dev|libstdc\+\+-[0-9]+-dev) '
+if ninja -C "$work/build-full" "${objects[@]}" >"$work/compile.log" 2>&1; then
+  foreign=$(ninja -C "$work/build-full" -t deps "${objects[@]}" | sed -n 's|^ *\(/usr/.*\)$|\1|p' |
+    sort -u | xargs -r dpkg -S 2>&1 | awk -F': ' '{split($1, p, ":"); print p[1] " " $2}' |
+    grep -vE "$toolchain")
+  if [[ -z $foreign ]]; then pass=$((pass + 1)) && echo "ok      kit headers compile, none taken from this machine's /usr"; else
+    fail=$((fail + 1)) && echo "FAILED  headers from this machine instead of the kit:" && echo "$foreign"
+  fi
+else
+  fail=$((fail + 1)) && echo "FAILED  compiling against the kit" && tail -n 20 "$work/compile.log"
+fi
 for package in libssl-dev libcpp-httplib-dev libyaml-cpp-dev prometheus-cpp-dev libcurl4-openssl-dev; do
   mkdir -p "$work/debs-$package"
   for deb in .gpu-kit/debs/*.deb; do
