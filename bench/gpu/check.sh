@@ -34,7 +34,8 @@ while (($#)); do
 done
 [[ $device == cuda || $device == cpu ]] || { echo "check.sh: error: --device cuda or cpu" >&2 && exit 2; }
 [[ -x $bin ]] || { echo "check.sh: error: no petname at $bin" >&2 && exit 2; }
-out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/petname-gpu-check.XXXXXX")}
+keep=1
+[[ -n $out ]] || { out=$(mktemp -d "${TMPDIR:-/tmp}/petname-gpu-check.XXXXXX") && keep=0; }
 mkdir -p "$out"
 failed=()
 check() {  # check NAME COMMAND...: the command's last output line is the check's reason
@@ -69,6 +70,7 @@ stop_after_first_epoch() {
   local rc=$?
   ((rc == 143)) || { echo "the stopped run exited $rc, not 143 (preempted)" && return 1; }
 }
+steps() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["steps"])' "$1"; }
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 small=(--max-names "$max_names" --batch-size 1024 --seed 7)  # and --epochs 2 (or 1)
@@ -98,15 +100,19 @@ resume() {
   rm -rf "$out/ck_full" "$out/ck_stop"
   run full "${long[@]}" --epochs "$epochs" --checkpoint-dir "$out/ck_full" --summary-json "$out/full.json" || return 1
   stop_after_first_epoch stopped "${long[@]}" --epochs "$epochs" --checkpoint-dir "$out/ck_stop" || return 1
-  verify midway "$out/ck_stop" "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["steps"])' "$out/full.json")" || return 1
+  local mid line
+  mid=$(verify midway "$out/ck_stop" "$(steps "$out/full.json")") || { echo "$mid" && return 1; }
   run resumed "${long[@]}" --epochs "$epochs" --checkpoint-dir "$out/ck_stop" --resume --summary-json "$out/resumed.json" || return 1
   grep -q 'resuming from' "$out/resumed.err" || { echo "the resumed run did not resume" && return 1; }
-  verify trace "$out/full.json" "$out/resumed.json" --tol "$resume_tol" --tail
+  line=$(verify trace "$out/full.json" "$out/resumed.json" --tol "$resume_tol" --tail)
+  local rc=$?
+  echo "$mid; $line"
+  return $rc
 }
 check resume resume
 device_step() {
   [[ -f $out/full.json ]] || { echo "no unstopped run (see resume)" && return 1; }
-  verify device-step "$out/full.err" "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["steps"])' "$out/full.json")" --device "$device"
+  verify device-step "$out/full.err" "$(steps "$out/full.json")" --device "$device"
 }
 check device_step device_step
 
@@ -149,4 +155,5 @@ if ((${#failed[@]})); then
   echo "check.sh: FAILED on $device: ${failed[*]}"
   exit 1
 fi
-echo "check.sh: every check passed on $device (logs in $out)"
+((keep)) || rm -rf "$out"
+echo "check.sh: every check passed on $device"
