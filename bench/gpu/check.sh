@@ -1,82 +1,159 @@
 #!/usr/bin/env bash
-# Checks petname's CUDA path on a GPU machine (docs/gpu.md): the same loss trace as the CPU on
-# a small run, NCCL at world size 1 with its metrics, SIGTERM -> checkpoint -> resume on CUDA
-# against an uninterrupted run, and checkpoints crossing between CPU and CUDA. Run after
-# bench/gpu/build.sh; prints one line per check and "checks failed: N" at the end.
+# Asserts petname's CUDA path on a GPU machine after bench/gpu/build.sh (docs/gpu.md), or the
+# same assertions on the CPU (--device cpu: CI's tests/bench/gpu_check_test.sh). One line per
+# check, `ok NAME: ...` or `FAILED NAME: reason`, then one last line; exit 1 if any failed.
 #
-#   bash bench/gpu/check.sh [BUILD_DIR] [OUT_DIR]
+#   bash bench/gpu/check.sh [--device cuda|cpu] [--petname BIN] [--data CSV] [--max-names N]
+#                           [--out DIR]
+#
+# Checks (tolerances are absolute, on every epoch's train and validation loss):
+#   trace_*        the same seed gives the CPU's loss trace: CUDA fp32 without TF32 with each
+#                  --lstm-impl within 1e-4, bf16 within 1e-3 (cpu: the device forest within 1e-4)
+#   resume         SIGTERM once the first epoch is reported, exit 143, a checkpoint whose step
+#                  is strictly inside the run, and the resumed run's trace equal to an unstopped
+#                  run's within 5e-3 on CUDA (atomic gradient sums), 1e-9 on the CPU
+#   device_step    the unstopped run (the whole table on CUDA): 0 eager batches; on CUDA every
+#                  step in CUDA graphs captured before training
+#   metrics        world size 1 (--backend nccl on CUDA, gloo on the CPU) serves the expected
+#                  names on /metrics while training
+#   cuda only: a CUDA checkpoint generates on the CPU; a CPU checkpoint resumes on CUDA.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-bin=${1:-build-gpu}/bin/petname
-out=${2:-$(mktemp -d)}
+here=bench/gpu
+device=cuda bin=build-gpu/bin/petname data=data/seattle_pet_licenses.csv max_names=3000 out=""
+while (($#)); do
+  case $1 in
+    --device) device=$2 ;;
+    --petname) bin=$2 ;;
+    --data) data=$2 ;;
+    --max-names) max_names=$2 ;;
+    --out) out=$2 ;;
+    *) echo "check.sh: error: unknown argument $1" >&2 && exit 2 ;;
+  esac
+  shift 2 || { echo "check.sh: error: $1 needs a value" >&2 && exit 2; }
+done
+[[ $device == cuda || $device == cpu ]] || { echo "check.sh: error: --device cuda or cpu" >&2 && exit 2; }
+[[ -x $bin ]] || { echo "check.sh: error: no petname at $bin" >&2 && exit 2; }
+keep=1
+[[ -n $out ]] || { out=$(mktemp -d "${TMPDIR:-/tmp}/petname-gpu-check.XXXXXX") && keep=0; }
 mkdir -p "$out"
-data=data/seattle_pet_licenses.csv
-failed=0
-check() {  # check NAME COMMAND...: runs the command, reports ok/FAILED
+failed=()
+check() {  # check NAME COMMAND...: the command's last output line is the check's reason
+  local name=$1 line
+  shift
+  "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  line=$(tail -n 1 "$out/$name.log")
+  if ((rc == 0)); then echo "ok      $name: $line"; else
+    echo "FAILED  $name: $line (logs in $out)"
+    failed+=("$name")
+  fi
+}
+verify() { python3 "$here/verify.py" "$@"; }
+run() {  # run NAME ARGS...: a training run, stdout and stderr to NAME.out / NAME.err
   local name=$1
   shift
-  if "$@" >"$out/$name.log" 2>&1; then echo "ok      $name"; else echo "FAILED  $name (see $out/$name.log)"; tail -n 5 "$out/$name.log"; failed=$((failed + 1)); fi
+  "$bin" train --data "$data" "$@" >"$out/$name.out" 2>"$out/$name.err" ||
+    { echo "petname exited $? ($(tail -n 1 "$out/$name.err"))" && return 1; }
+  tail -n 1 "$out/$name.out"
 }
-small=(train --data "$data" --max-names 3000 --epochs 2 --batch-size 1024 --seed 7)
-losses() { grep -o 'train_loss [0-9.]*  val_loss [0-9.]*' "$1"; }
-
-check cpu_reference "$bin" "${small[@]}" --device cpu
-for impl in device-forest cudnn; do
-  check "cuda_$impl" "$bin" "${small[@]}" --device cuda --no-tf32 --lstm-impl "$impl"
-  echo "        cpu:  $(losses "$out/cpu_reference.log" | tr '\n' ' ')"
-  echo "        cuda: $(losses "$out/cuda_$impl.log" | tr '\n' ' ')"
-done
-check cuda_bf16 "$bin" "${small[@]}" --device cuda --precision bf16
-echo "        bf16: $(losses "$out/cuda_bf16.log" | tr '\n' ' ')"
-
-# NCCL at world size 1, seen through the metrics endpoint while training.
-nccl_metrics() {
-  "$bin" train --data "$data" --device cuda --epochs 40 --metrics-port 19400 \
-    --metrics-address 127.0.0.1 >"$out/nccl_train.log" 2>&1 &
-  local pid=$! body=""
-  for _ in $(seq 60); do
-    sleep 0.5
-    body=$(curl -fsS http://127.0.0.1:19400/metrics 2>/dev/null) || continue
-    grep -q '^petname_gpu_memory' <<<"$body" && break
-  done
-  kill -TERM $pid 2>/dev/null
-  wait $pid
-  echo "$body" | grep -E '^petname_(training_info|gpu_memory)'
-  grep -q 'backend="nccl"' <<<"$body" && grep -q 'device="cuda"' <<<"$body" &&
-    grep -q '^petname_gpu_memory' <<<"$body"
+# Starts a training run in the background, waits until its first epoch is reported and sends
+# SIGTERM; succeeds when it then exits with 143 (preempted after checkpointing).
+stop_after_first_epoch() {
+  local name=$1
+  shift
+  "$bin" train --data "$data" "$@" >"$out/$name.out" 2>"$out/$name.err" &
+  local pid=$!
+  while kill -0 "$pid" 2>/dev/null && ! grep -q '^epoch 1/' "$out/$name.out"; do sleep 0.05; done
+  kill -TERM "$pid" 2>/dev/null
+  wait "$pid"
+  local rc=$?
+  ((rc == 143)) || { echo "the stopped run exited $rc, not 143 (preempted)" && return 1; }
 }
-check nccl_metrics nccl_metrics
-grep -E '^petname_' "$out/nccl_metrics.log" | sed 's/^/        /'
+steps() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["steps"])' "$1"; }
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-# SIGTERM mid-run, resume, compare with runs that never stopped. Gradient sums over shared
-# prefixes use atomics on CUDA, so two uninterrupted runs differ in the last digits; the resumed
-# run must be as close to them as they are to each other (within 5e-3 in validation loss).
+small=(--max-names "$max_names" --batch-size 1024 --seed 7)  # and --epochs 2 (or 1)
+trace() {  # trace NAME TOL ARGS...: a small run against the CPU reference
+  local name=$1 tol=$2
+  shift 2
+  run "$name" "${small[@]}" --epochs 2 --summary-json "$out/$name.json" "$@" &&
+    verify trace "$out/cpu_reference.json" "$out/$name.json" --tol "$tol"
+}
+cpu_reference() { run cpu_reference "${small[@]}" --epochs 2 --device cpu --summary-json "$out/cpu_reference.json"; }
+check cpu_reference cpu_reference
+if [[ $device == cuda ]]; then
+  check trace_device_forest trace cuda_device_forest 1e-4 --device cuda --no-tf32 --lstm-impl device-forest
+  check trace_cudnn trace cuda_cudnn 1e-4 --device cuda --no-tf32 --lstm-impl cudnn
+  check trace_bf16 trace cuda_bf16 1e-3 --device cuda --precision bf16
+  long=(--device cuda --batch-size 4096 --seed 3)
+  epochs=12
+  resume_tol=5e-3
+else
+  check trace_device_forest trace cpu_device_forest 1e-4 --device cpu --lstm-impl device-forest
+  long=(--device cpu --lstm-impl device-forest --max-names "$max_names" --batch-size 256 --seed 3)
+  epochs=3
+  resume_tol=1e-9
+fi
+
 resume() {
-  local args=(train --data "$data" --device cuda --epochs 12 --batch-size 4096 --seed 3)
-  rm -rf "$out/ck_stop" "$out/ck_full"
-  "$bin" "${args[@]}" --checkpoint-dir "$out/ck_full" --summary-json "$out/full.json" || return 1
-  "$bin" "${args[@]}" --summary-json "$out/full2.json" || return 1
-  timeout -s TERM 4 "$bin" "${args[@]}" --checkpoint-dir "$out/ck_stop"
-  ls "$out/ck_stop"
-  "$bin" "${args[@]}" --checkpoint-dir "$out/ck_stop" --resume --summary-json "$out/resumed.json" || return 1
-  python3 - "$out/full.json" "$out/full2.json" "$out/resumed.json" <<'PY'
-import json, sys
-a, a2, b = (json.load(open(p)) for p in sys.argv[1:])
-print("full    val_loss %.6f" % a["val_loss"])
-print("full2   val_loss %.6f (run-to-run %.2e)" % (a2["val_loss"], abs(a2["val_loss"] - a["val_loss"])))
-print("resumed val_loss %.6f (from full %.2e)" % (b["val_loss"], abs(b["val_loss"] - a["val_loss"])))
-sys.exit(0 if abs(a["val_loss"] - b["val_loss"]) < 5e-3 else 1)
-PY
+  rm -rf "$out/ck_full" "$out/ck_stop"
+  run full "${long[@]}" --epochs "$epochs" --checkpoint-dir "$out/ck_full" --summary-json "$out/full.json" || return 1
+  stop_after_first_epoch stopped "${long[@]}" --epochs "$epochs" --checkpoint-dir "$out/ck_stop" || return 1
+  local mid line
+  mid=$(verify midway "$out/ck_stop" "$(steps "$out/full.json")") || { echo "$mid" && return 1; }
+  run resumed "${long[@]}" --epochs "$epochs" --checkpoint-dir "$out/ck_stop" --resume --summary-json "$out/resumed.json" || return 1
+  grep -q 'resuming from' "$out/resumed.err" || { echo "the resumed run did not resume" && return 1; }
+  line=$(verify trace "$out/full.json" "$out/resumed.json" --tol "$resume_tol" --tail)
+  local rc=$?
+  echo "$mid; $line"
+  return $rc
 }
-check resume_on_cuda resume
-grep -E '^(full|resumed)|resuming from' "$out/resume_on_cuda.log" | sed 's/^/        /'
-check generate_cuda_checkpoint_on_cpu "$bin" generate --checkpoint "$out/ck_full" --count 5 --seed 1
+check resume resume
+device_step() {
+  [[ -f $out/full.json ]] || { echo "no unstopped run (see resume)" && return 1; }
+  verify device-step "$out/full.err" "$(steps "$out/full.json")" --device "$device"
+}
+check device_step device_step
 
-cross() {
-  rm -rf "$out/ck_cross"
-  "$bin" "${small[@]}" --epochs 1 --device cpu --checkpoint-dir "$out/ck_cross" &&
-    "$bin" "${small[@]}" --epochs 2 --device cuda --checkpoint-dir "$out/ck_cross" --resume
+metrics() {
+  local port backend=gloo body=$out/metrics.txt names=(petname_training_info
+    petname_train_steps_total petname_train_loss petname_world_size petname_step_duration_seconds_count)
+  [[ $device == cuda ]] && backend=nccl && names+=(petname_gpu_memory_allocated_bytes petname_gpu_memory_reserved_bytes)
+  port=$(free_port)
+  "$bin" train --data "$data" "${long[@]}" --epochs 1000 --backend "$backend" --metrics-port "$port" \
+    --metrics-address 127.0.0.1 >"$out/metrics_train.out" 2>"$out/metrics_train.err" &
+  local pid=$! ok=1
+  while kill -0 "$pid" 2>/dev/null; do
+    if python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' \
+      "http://127.0.0.1:$port/metrics" >"$body" 2>/dev/null &&
+      grep -qE '^petname_train_steps_total(\{[^}]*\})? [1-9]' "$body"; then
+      ok=0
+      break
+    fi
+    sleep 0.2
+  done
+  kill -TERM "$pid" 2>/dev/null
+  wait "$pid"
+  ((ok == 0)) || { echo "training ended before /metrics showed a step ($(tail -n 1 "$out/metrics_train.err"))" && return 1; }
+  verify metrics "$body" "${names[@]}" --label backend="$backend" --label device="$device"
 }
-check cpu_checkpoint_resumes_on_cuda cross
-echo "checks failed: $failed"
-exit $((failed > 0))
+check metrics metrics
+
+if [[ $device == cuda ]]; then
+  check generate_cuda_checkpoint_on_cpu "$bin" generate --checkpoint "$out/ck_full" --count 5 --seed 1
+  cross() {
+    rm -rf "$out/ck_cross"
+    run cross_cpu "${small[@]}" --epochs 1 --device cpu --checkpoint-dir "$out/ck_cross" &&
+      run cross_cuda "${small[@]}" --epochs 2 --device cuda --no-tf32 --checkpoint-dir "$out/ck_cross" --resume --summary-json "$out/cross.json" &&
+      verify trace "$out/cpu_reference.json" "$out/cross.json" --tol 1e-4 --tail
+  }
+  check cpu_checkpoint_resumes_on_cuda cross
+fi
+
+if ((${#failed[@]})); then
+  echo "check.sh: FAILED on $device: ${failed[*]}"
+  exit 1
+fi
+((keep)) || rm -rf "$out"
+echo "check.sh: every check passed on $device"
