@@ -22,15 +22,18 @@ int64_t FloorOf(const std::string& digits, int64_t point) {
   return value;
 }
 
+// A JSON integer quantity, saturating at `max`; false when negative.
+bool NonNegativeInteger(const nlohmann::json& quantity, int64_t max, int64_t* out) {
+  if (!quantity.is_number_unsigned() && quantity.get<int64_t>() < 0) return false;
+  const uint64_t v = quantity.get<uint64_t>();
+  *out = v > static_cast<uint64_t>(max) ? max : static_cast<int64_t>(v);
+  return true;
+}
+
 }  // namespace
 
 bool WholeCpus(const nlohmann::json& quantity, int64_t* cores) {
-  if (quantity.is_number_integer()) {
-    if (!quantity.is_number_unsigned() && quantity.get<int64_t>() < 0) return false;
-    const uint64_t v = quantity.get<uint64_t>();
-    *cores = v > static_cast<uint64_t>(kMaxWholeCpus) ? kMaxWholeCpus : static_cast<int64_t>(v);
-    return true;
-  }
+  if (quantity.is_number_integer()) return NonNegativeInteger(quantity, kMaxWholeCpus, cores);
   if (!quantity.is_string()) return false;
   std::string s = quantity.get<std::string>();
   int64_t shift = 0;  // the suffix as a power of ten
@@ -52,12 +55,7 @@ bool WholeCpus(const nlohmann::json& quantity, int64_t* cores) {
 }
 
 bool MemoryBytes(const nlohmann::json& quantity, int64_t* bytes) {
-  if (quantity.is_number_integer()) {
-    if (!quantity.is_number_unsigned() && quantity.get<int64_t>() < 0) return false;
-    const uint64_t v = quantity.get<uint64_t>();
-    *bytes = v > static_cast<uint64_t>(kMaxMemoryBytes) ? kMaxMemoryBytes : static_cast<int64_t>(v);
-    return true;
-  }
+  if (quantity.is_number_integer()) return NonNegativeInteger(quantity, kMaxMemoryBytes, bytes);
   if (!quantity.is_string()) return false;
   std::string s = quantity.get<std::string>();
   long double factor = 1;
