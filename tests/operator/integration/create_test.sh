@@ -51,7 +51,9 @@ for rank in 0 1 2 3; do
   check checkpoint-claim "$(jq -r '.spec.volumes[] | select(.name == "checkpoints") | .persistentVolumeClaim.claimName' <<<"$pod")" rex-checkpoints
   check dataset-hostPath "$(jq -r '.spec.volumes[] | select(.name == "dataset") | .hostPath.path' <<<"$pod")" /srv/pets
   check mounts "$(jq -r '[.spec.containers[0].volumeMounts[] | select(.name | startswith("kube-api-access") | not) | "\(.name)=\(.mountPath)"] | join(",")' <<<"$pod")" \
-    "checkpoints=/ck,dataset=/pets"
+    "checkpoints=/ck,dataset=/pets,shm=/dev/shm"
+  check shm-volume "$(jq -c '.spec.volumes[] | select(.name == "shm") | .emptyDir' <<<"$pod")" \
+    '{"medium":"Memory","sizeLimit":"1Gi"}'
   check metrics-port "$(jq -r '.spec.containers[0].ports[] | select(.name == "metrics") | .containerPort' <<<"$pod")" 9500
   args=$(jq -r '.spec.containers[0].args | join(" ")' <<<"$pod")
   for want in "--data /pets/seattle.csv" "--epochs 3" "--batch-size 256" "--lr 0.002" "--checkpoint-dir /ck/rex" "--metrics-port 9500"; do
