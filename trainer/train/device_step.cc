@@ -1,6 +1,5 @@
 #include "trainer/train/device_step.h"
 
-#include <c10/core/Event.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
 
 #include <algorithm>
