@@ -9,7 +9,8 @@
 #   (libtorch_cpu needs only libcudart and libcupti besides, from PETNAME_CUDA_LIBS), and with
 #   PETNAME_TORCH_WHEEL_CUDA=ON also libtorch_cuda, compiled against the CUDA runtime and NCCL
 #   headers in PETNAME_CUDA_INCLUDES and linked without the CUDA libraries that only a GPU
-#   machine has (the binaries then build but do not start here).
+#   machine has; they start on a machine without a GPU when PETNAME_CUDA_RUNTIME names the
+#   folder of scripts/cuda-libs, which holds them.
 #
 # Sets TORCH_LIBRARIES, TORCH_INCLUDE_DIRS, for CUDA builds TORCH_CUDA_LIBRARIES, and
 # PETNAME_HAVE_GLOO when the LibTorch's own headers include Gloo's (Debian's do; the wheel's do
@@ -19,6 +20,8 @@ option(PETNAME_TORCH_WHEEL_CUDA "With PETNAME_TORCH_WHEEL: also compile and link
 set(PETNAME_TORCH_WHEEL "" CACHE PATH "torch/ folder of an unpacked PyTorch wheel (see above)")
 set(PETNAME_CUDA_LIBS "" CACHE PATH "Folder with libcudart.so.13 and libcupti.so.13 (wheel builds)")
 set(PETNAME_CUDA_INCLUDES "" CACHE STRING "CUDA runtime and NCCL include folders (wheel CUDA builds)")
+set(PETNAME_CUDA_RUNTIME "" CACHE PATH
+    "Folder of scripts/cuda-libs (wheel CUDA builds): its nvidia/*/lib folders join the search path")
 
 # petname_torch_pch(TARGET...): the targets read <torch/torch.h> precompiled, made once for the
 # tree by petname_torch_pch (GCC keeps using the header itself for a source whose flags do not
@@ -82,8 +85,20 @@ if(PETNAME_TORCH_WHEEL_CUDA)
   target_include_directories(petname_torch SYSTEM INTERFACE ${PETNAME_CUDA_INCLUDES})
   target_link_libraries(petname_torch INTERFACE ${_lib}/libtorch_cuda.so ${_lib}/libc10_cuda.so
                                                 ${PETNAME_CUDA_LIBS}/libcudart.so.13)
-  # libtorch_cuda's own dependencies (cuBLAS, cuDNN, NCCL, ...) exist only on a GPU machine.
+  # libtorch_cuda's own dependencies (cuBLAS, cuDNN, NCCL, ...) are not needed to link.
   target_link_options(petname_torch INTERFACE "LINKER:--allow-shlib-undefined")
+  # With PETNAME_CUDA_RUNTIME they are found at run time too, so that the programs and tests of
+  # a CUDA build start on a machine without a GPU and run their CPU paths (scripts/test). The
+  # image's loader configuration finds them there instead (docker/Dockerfile.trainer-cuda).
+  if(PETNAME_CUDA_RUNTIME)
+    file(GLOB _cuda_runtime_dirs LIST_DIRECTORIES true ${PETNAME_CUDA_RUNTIME}/nvidia/*/lib)
+    if(NOT _cuda_runtime_dirs)
+      message(FATAL_ERROR "PETNAME_CUDA_RUNTIME=${PETNAME_CUDA_RUNTIME}: no nvidia/*/lib folder")
+    endif()
+    foreach(_dir ${_cuda_runtime_dirs})
+      target_link_options(petname_torch INTERFACE "LINKER:-rpath,${_dir}")
+    endforeach()
+  endif()
   set(TORCH_CUDA_LIBRARIES ${_lib}/libtorch_cuda.so)
 endif()
 set(TORCH_LIBRARIES petname_torch)
