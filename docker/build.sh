@@ -21,7 +21,7 @@
 #      cache and build logs), PETNAME_MIRROR (default: the first Debian URI in
 #      /etc/apt/sources.list*). Prints each image's name:hash tag on stdout, in argument order.
 # trainer-cuda (Dockerfile.trainer-cuda) is built with --binaries only (a CUDA petname, e.g.
-# build-torch2-cuda/bin): its runtime stage's context is the folder of CUDA and LibTorch
+# build-torch2/bin of scripts/build-torch2): its runtime stage's context is the folder of CUDA and LibTorch
 # libraries scripts/cuda-libs downloads once from PyPI (about 3 GB), and its runtime hash also
 # covers that folder's manifest (.complete).
 set -euo pipefail
@@ -165,7 +165,7 @@ build_image() { # NAME
   tag=$(
     lock build # one build at a time: the apt cache is shared
     if [[ $name == trainer-cuda && -z $BINARIES ]]; then
-      die "trainer-cuda is built from a CUDA petname only: --binaries DIR (e.g. build-torch2-cuda/bin)"
+      die "trainer-cuda is built from a CUDA petname only: --binaries DIR (e.g. build-torch2/bin of scripts/build-torch2)"
     fi
     if [[ -n $BINARIES ]]; then
       [[ -x $BINARIES/$binary ]] || die "no executable $BINARIES/$binary"

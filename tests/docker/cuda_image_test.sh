@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the CUDA trainer image with docker/build.sh --binaries (Dockerfile.trainer-cuda's
 # runtime stage, the CUDA and LibTorch libraries of scripts/cuda-libs, and the CUDA petname of
-# build-torch2-cuda/; cached by content) and checks it without a GPU, with podman:
+# build-torch2/ (scripts/build-torch2); cached by content) and checks it without a GPU, with podman:
 #   - every shared object of /usr/local/bin/petname and of every library under /opt/petname
 #     resolves; libcuda.so.1 (the NVIDIA driver, mounted from the node) is the one exception;
 #   - `petname --version` names the CUDA, cuDNN and NCCL versions;
@@ -32,10 +32,10 @@ source "$ROOT/docker/containers-env.sh"
 
 if [[ ! -x $BIN_DIR/petname ]]; then
   if [[ ${PETNAME_CUDA_IMAGE_REQUIRED:-} == 1 ]]; then
-    echo "cuda_image_test: no $BIN_DIR/petname (scripts/test builds build-torch2-cuda/)" >&2
+    echo "cuda_image_test: no $BIN_DIR/petname (scripts/build-torch2 builds build-torch2/)" >&2
     exit 1
   fi
-  echo "SKIP: no CUDA petname in $BIN_DIR (scripts/test builds build-torch2-cuda/)" >&2
+  echo "SKIP: no CUDA petname in $BIN_DIR (scripts/build-torch2 builds build-torch2/)" >&2
   exit 77
 fi
 userns=()
