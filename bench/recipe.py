@@ -4,7 +4,7 @@
 Run with Debian's python3-torch (1.13): /usr/bin/python3 bench/recipe.py --data CSV; on a GPU
 machine with PyTorch 2.x: python3 bench/recipe.py --data CSV --device cuda (the DataLoader
 stays on the host and each batch is copied to the GPU, as the recipe does).
-It follows the recipe as issue 2 describes it: the examples live in tensors inside a
+It follows the original recipe: the examples live in tensors inside a
 Dataset whose __getitem__ reads through a permutation, a DataLoader(batch_size,
 shuffle=True) collates them example by example, inputs are one-hot, the model is
 nn.LSTM(31 -> 128, 4 layers, batch_first) + nn.Linear(128 -> 31), Adam(lr 1e-3) and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Exposed gradient communication of the training steps on 2 Gloo CPU ranks (issue 26):
+# Exposed gradient communication of the training steps on 2 Gloo CPU ranks:
 # `petname train --nproc 2 --threads 1 --epochs 1 --batch-size 2048` on the full table, each
 # configuration once per round, rounds interleaved; prints one line per run with samples/s,
 # comm_wait_seconds (host time a rank's steps spent starting and waiting for the all-reduce,
@@ -9,9 +9,10 @@
 #   bash bench/step_comm.sh ROUNDS BINARY [BASELINE_BINARY]
 #
 # BASELINE_BINARY (optional): an older petname whose device step is run beside as "baseline".
+# The table: $PETNAME_DATA, else data/seattle_pet_licenses.csv (bash scripts/get-data).
 set -euo pipefail
 rounds=${1:?rounds} bin=${2:?binary} base=${3:-}
-data=${PETNAME_DATA:-$(cd "$(dirname "$0")/.." && pwd)/../shared/data/seattle_pet_licenses.csv}
+data=${PETNAME_DATA:-$(cd "$(dirname "$0")/.." && pwd)/data/seattle_pet_licenses.csv}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 run() { # LABEL BINARY ARGS...

@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-data=../shared/data/seattle_pet_licenses.csv
+data=${PETNAME_DATA:-data/seattle_pet_licenses.csv}  # bash scripts/get-data puts it there
 runs=3
 epochs=1
 batch=4096

@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-data=../shared/data/seattle_pet_licenses.csv
+data=${PETNAME_DATA:-data/seattle_pet_licenses.csv}  # bash scripts/get-data puts it there
 recipe_epochs=10
 petname_epochs=""
 out=""

@@ -25,6 +25,4 @@ for p in "${packages[@]}"; do
 done
 [[ ${1:-} == --debs-only ]] && exit 0
 bash scripts/get-data
-# The Python reference benchmark of the GPU step designs, when this checkout has it beside it.
-if [[ -f ../shared/gpu/forest_bench.py ]]; then cp ../shared/gpu/forest_bench.py .gpu-kit/; fi
 echo "prepare: .gpu-kit/debs ($(ls .gpu-kit/debs | wc -l) packages) and data/ ready; carry both to the GPU machine" >&2

@@ -327,6 +327,13 @@ def test_helm_test_hook():
     r = helm("template", "rel", str(CHART), "--skip-tests")
     check("helm template --skip-tests leaves the hook out",
           r.returncode == 0 and "rel-petname-operator-test" not in r.stdout)
+    # The CRDs' validation rules carry reason and fieldPath (Kubernetes 1.28) and pod templates
+    # may hold native sidecars (1.29, examples/template-job.yaml): the chart says 1.29.
+    old = helm("template", "rel", str(CHART), "--kube-version", "1.28.15")
+    new = helm("template", "rel", str(CHART), "--kube-version", "1.29.0")
+    check("kubeVersion: refused on Kubernetes 1.28, rendered on 1.29",
+          old.returncode != 0 and "kubeVersion" in old.stderr and new.returncode == 0,
+          (old.stderr + new.stderr).strip()[-300:])
 
 
 def value_paths(schema, prefix=""):

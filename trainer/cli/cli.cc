@@ -188,7 +188,10 @@ Status WriteSummary(const std::string& path, const train::TrainResult& r) {
 Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   PETNAME_RETURN_IF_ERROR(CheckTrainFlags(&f));
   if (f.dist.nproc > 1) {
-    PETNAME_RETURN_IF_ERROR(dist::CheckBackendBuilt(ChosenBackend(f.dist, f.options.device)));
+    dist::Backend backend;
+    std::string source;
+    PETNAME_RETURN_IF_ERROR(ChosenBackend(f.dist, f.options.device, &backend, &source));
+    PETNAME_RETURN_IF_ERROR(dist::CheckBackendBuilt(backend, source));
     return LaunchLocalRanks(f.dist, f.options.threads, argc, argv, exit_code);
   }
   PETNAME_RETURN_IF_ERROR(ApplyDistFlags(f.dist, &f.options));

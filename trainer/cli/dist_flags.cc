@@ -27,7 +27,9 @@ void AddDistFlags(CLI::App* train, DistFlags* f) {
                     "needs MASTER_ADDR when > 1)");
   train->add_option("--node-rank", f->node_rank,
                     "With --nproc: this machine's number, 0 to nnodes-1 (env PET_NODE_RANK)");
-  train->add_option("--backend", f->backend, "gloo or nccl (default: nccl for cuda, else gloo)")
+  train
+      ->add_option("--backend", f->backend,
+                   "gloo or nccl (default: env PETNAME_BACKEND, else nccl for cuda, else gloo)")
       ->check(CLI::IsMember({"gloo", "nccl"}));
   train->add_option("--master-addr", f->ranks.master_addr, "Rank 0's address (env MASTER_ADDR)");
   train->add_option("--master-port", f->ranks.master_port, "Rendezvous port (env MASTER_PORT)");
@@ -59,7 +61,7 @@ Status ApplyDistFlags(const DistFlags& f, train::TrainOptions* o) {
     }
   }
   PETNAME_RETURN_IF_ERROR(dist::ParseRankConfig(dist::ProcessEnv(), f.ranks, &o->rank));
-  o->comm.backend = ChosenBackend(f, o->device);
+  PETNAME_RETURN_IF_ERROR(ChosenBackend(f, o->device, &o->comm.backend, &o->comm.backend_source));
   o->comm.rendezvous_timeout = Millis(f.rendezvous_timeout_s);
   o->comm.collective_timeout = Millis(f.collective_timeout_s);
   o->grad_sync.bucket_bytes = static_cast<size_t>(f.bucket_mb * (1 << 20));
@@ -70,10 +72,9 @@ Status ApplyDistFlags(const DistFlags& f, train::TrainOptions* o) {
   return Status::Ok();
 }
 
-dist::Backend ChosenBackend(const DistFlags& f, const std::string& device) {
-  dist::Backend backend = device == "cuda" ? dist::Backend::kNccl : dist::Backend::kGloo;
-  if (!f.backend.empty()) dist::ParseBackend(f.backend, &backend);
-  return backend;
+Status ChosenBackend(const DistFlags& f, const std::string& device, dist::Backend* out,
+                     std::string* source) {
+  return dist::ChooseBackend(dist::ProcessEnv(), f.backend, device, out, source);
 }
 
 Status LaunchLocalRanks(const DistFlags& f, int threads, int argc, char** argv, int* exit_code) {

@@ -20,7 +20,7 @@ struct DistFlags {
   std::optional<int> nnodes;     // with --nproc: launchers in the job (torchrun's --nnodes)
   std::optional<int> node_rank;  // with --nproc: this launcher's number
   dist::RankOverrides ranks;
-  std::string backend;  // empty: nccl with --device cuda, else gloo
+  std::string backend;  // empty: $PETNAME_BACKEND, else nccl with --device cuda, else gloo
   double rendezvous_timeout_s = 300;
   double collective_timeout_s = 300;
   // The model's gradients total ~1.9 MB. PyTorch's 25 MB default would put them all in one
@@ -38,8 +38,11 @@ void AddDistFlags(CLI::App* train, DistFlags* flags);
 // kInvalidArgument naming the flag or variable.
 Status ApplyDistFlags(const DistFlags& flags, train::TrainOptions* options);
 
-// The backend the flags choose: --backend, else nccl for `device` cuda, else gloo.
-dist::Backend ChosenBackend(const DistFlags& flags, const std::string& device);
+// The backend the flags and the environment choose (dist::ChooseBackend: --backend, else
+// PETNAME_BACKEND, else nccl for `device` cuda, else gloo), and in *source how it was chosen,
+// for dist::CheckBackendBuilt's message. kInvalidArgument for a PETNAME_BACKEND it does not know.
+Status ChosenBackend(const DistFlags& flags, const std::string& device, dist::Backend* out,
+                     std::string* source);
 
 // Runs flags.nproc ranks of this executable with this process's arguments minus --nproc, as
 // node --node-rank of --nnodes (dist::ParseNodeLayout), each with `threads` intra-op threads

@@ -200,32 +200,25 @@ struct Communicator::Group {
   std::vector<c10::intrusive_ptr<c10d::Work>> pending;
 };
 
-bool ParseBackend(const std::string& name, Backend* out) {
-  if (name == "gloo") {
-    *out = Backend::kGloo;
-    return true;
-  }
-  if (name == "nccl") {
-    *out = Backend::kNccl;
-    return true;
-  }
-  return false;
-}
-
-Status CheckBackendBuilt(Backend backend) {
+Status CheckBackendBuilt(Backend backend, const std::string& source) {
+  const std::string what = !source.empty()             ? source
+                           : backend == Backend::kGloo ? "--backend gloo"
+                                                       : "--backend nccl";
 #ifndef PETNAME_WITH_GLOO
   if (backend == Backend::kGloo) {
     return Status::InvalidArgument(
-        "--backend gloo: this build has no Gloo (its LibTorch ships no gloo headers); several "
-        "ranks need --device cuda with --backend nccl, or a LibTorch with Gloo");
+        what +
+        ": this build has no Gloo (its LibTorch ships no gloo headers); several ranks need "
+        "--device cuda with --backend nccl, or a LibTorch with Gloo");
   }
 #endif
 #ifndef PETNAME_WITH_NCCL
   if (backend == Backend::kNccl) {
-    return Status::InvalidArgument("--backend nccl: this build has no NCCL (CPU-only LibTorch)");
+    return Status::InvalidArgument(what + ": this build has no NCCL (CPU-only LibTorch)");
   }
 #endif
   (void)backend;
+  (void)what;
   return Status::Ok();
 }
 
@@ -237,7 +230,7 @@ Status Communicator::Connect(const RankConfig& rank, const CommOptions& options,
     out->reset(new Communicator(0, 1, nullptr));
     return Status::Ok();
   }
-  PETNAME_RETURN_IF_ERROR(CheckBackendBuilt(options.backend));
+  PETNAME_RETURN_IF_ERROR(CheckBackendBuilt(options.backend, options.backend_source));
   auto group = std::make_unique<Group>();
   group->collective_timeout = options.collective_timeout;
   if (rank.world_size == 1) {

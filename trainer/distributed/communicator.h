@@ -35,21 +35,18 @@
 
 namespace petname::dist {
 
-enum class Backend { kGloo, kNccl };
-
-// "gloo" / "nccl" -> Backend; false on an unknown name.
-bool ParseBackend(const std::string& name, Backend* out);
-
 struct CommOptions {
   Backend backend = Backend::kGloo;
+  std::string backend_source;  // how it was chosen, for messages (ChooseBackend's source)
   std::chrono::milliseconds rendezvous_timeout = std::chrono::seconds(300);
   std::chrono::milliseconds collective_timeout = std::chrono::seconds(300);
   std::string secret;    // the job's rendezvous secret (PETNAME_RENDEZVOUS_SECRET); may be empty
   Fingerprint settings;  // what every rank must share (train/run_fingerprint.h)
 };
 
-// kInvalidArgument naming the flag when `backend` was not compiled into this build.
-Status CheckBackendBuilt(Backend backend);
+// kInvalidArgument when `backend` was not compiled into this build, naming `source` (how it was
+// chosen: ChooseBackend's; empty means "--backend NAME").
+Status CheckBackendBuilt(Backend backend, const std::string& source = "");
 
 class Communicator {
  public:

@@ -149,4 +149,39 @@ Status ParseNodeLayout(const EnvLookup& env, const NodeOverrides& flags, NodeLay
   return Status::Ok();
 }
 
+bool ParseBackend(const std::string& name, Backend* out) {
+  if (name == "gloo") {
+    *out = Backend::kGloo;
+    return true;
+  }
+  if (name == "nccl") {
+    *out = Backend::kNccl;
+    return true;
+  }
+  return false;
+}
+
+Status ChooseBackend(const EnvLookup& env, const std::string& flag, const std::string& device,
+                     Backend* out, std::string* source) {
+  if (!flag.empty()) {
+    if (!ParseBackend(flag, out)) {
+      return Status::InvalidArgument("--backend must be gloo or nccl, not '" + flag + "'");
+    }
+    *source = "--backend " + flag;
+    return Status::Ok();
+  }
+  const char* value = env("PETNAME_BACKEND");
+  if (value != nullptr && *value != '\0') {
+    if (!ParseBackend(value, out)) {
+      return Status::InvalidArgument(std::string("PETNAME_BACKEND='") + value +
+                                     "' is not a backend: gloo or nccl (a job's spec.backend)");
+    }
+    *source = std::string("PETNAME_BACKEND=") + value;
+    return Status::Ok();
+  }
+  *out = device == "cuda" ? Backend::kNccl : Backend::kGloo;
+  *source = device == "cuda" ? "--backend nccl" : "--backend gloo";  // the flag's default
+  return Status::Ok();
+}
+
 }  // namespace petname::dist

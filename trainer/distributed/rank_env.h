@@ -78,4 +78,18 @@ struct NodeOverrides {
 // nnodes < 1 and node_rank outside [0, nnodes). Errors are kInvalidArgument naming the source.
 Status ParseNodeLayout(const EnvLookup& env, const NodeOverrides& flags, NodeLayout* out);
 
+// The c10d backend of the process group (communicator.h serves it).
+enum class Backend { kGloo, kNccl };
+
+// "gloo" / "nccl" -> Backend; false on an unknown name.
+bool ParseBackend(const std::string& name, Backend* out);
+
+// The backend a rank uses: `flag` (--backend) when not empty, else PETNAME_BACKEND (which the
+// operator sets from a job's spec.backend) when set and not empty, else nccl for `device`
+// "cuda" and gloo otherwise, as PyTorchJob's default. *source says where the choice came from,
+// for messages: "PETNAME_BACKEND=nccl", else "--backend NAME" (given or defaulted).
+// kInvalidArgument naming the flag or the variable when it is neither gloo nor nccl.
+Status ChooseBackend(const EnvLookup& env, const std::string& flag, const std::string& device,
+                     Backend* out, std::string* source);
+
 }  // namespace petname::dist

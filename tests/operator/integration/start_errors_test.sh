@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Nothing silent (issue #25): pods that cannot start and checkpoints that die with the pods.
+# Nothing silent: pods that cannot start and checkpoints that die with the pods.
 #  - A rank whose trainer waits with ErrImagePull / ImagePullBackOff: condition PodsReady=False
 #    with the kubelet's reason and "<pod>: <message>", status.reason in `kubectl get pntj`'s REASON
 #    column, one Warning event, within one reconcile; the job stays Pending under the default

@@ -1,4 +1,4 @@
-// The checkpoint store on a real, size-limited tmpfs that fills up (issue #18): a failed
+// The checkpoint store on a real, size-limited tmpfs that fills up: a failed
 // write or commit leaves the store as it was (no staging directory, no new epoch, `latest`
 // unchanged, the previous checkpoint valid), reports ENOSPC, and the next write succeeds once
 // space returns. Also the writability probe on a read-only mount.

@@ -1,4 +1,4 @@
-// Damaged and hostile checkpoint files through the real binary (issue #28): a corpus made from
+// Damaged and hostile checkpoint files through the real binary: a corpus made from
 // a real one-epoch checkpoint (out-of-range and wrongly typed manifest fields, file names
 // outside the directory, truncated or empty files, weights of another shape, an epoch
 // directory name beyond int64) is given to `generate --checkpoint` and `train --resume`. Each

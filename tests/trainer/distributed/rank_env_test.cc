@@ -178,5 +178,46 @@ TEST(CudaDeviceTest, LocalRankSelectsTheDevice) {
   EXPECT_FALSE(CudaDeviceIndex(rank, 0, &index).ok());
 }
 
+// The backend: --backend, else PETNAME_BACKEND (the operator's spec.backend), else nccl on cuda
+// and gloo on the CPU, as PyTorchJob's default.
+TEST(ChooseBackendTest, TheFlagThenPetnameBackendThenTheDevicesDefault) {
+  Backend b = Backend::kGloo;
+  std::string source;
+  ASSERT_TRUE(ChooseBackend(Env({}), "", "cpu", &b, &source).ok());
+  EXPECT_EQ(b, Backend::kGloo);
+  EXPECT_EQ(source, "--backend gloo");
+  ASSERT_TRUE(ChooseBackend(Env({}), "", "cuda", &b, &source).ok());
+  EXPECT_EQ(b, Backend::kNccl);
+  EXPECT_EQ(source, "--backend nccl");
+
+  ASSERT_TRUE(ChooseBackend(Env({{"PETNAME_BACKEND", "gloo"}}), "", "cuda", &b, &source).ok());
+  EXPECT_EQ(b, Backend::kGloo);
+  EXPECT_EQ(source, "PETNAME_BACKEND=gloo");
+  ASSERT_TRUE(ChooseBackend(Env({{"PETNAME_BACKEND", "nccl"}}), "", "cpu", &b, &source).ok());
+  EXPECT_EQ(b, Backend::kNccl);
+  EXPECT_EQ(source, "PETNAME_BACKEND=nccl");
+
+  ASSERT_TRUE(ChooseBackend(Env({{"PETNAME_BACKEND", "nccl"}}), "gloo", "cuda", &b, &source).ok());
+  EXPECT_EQ(b, Backend::kGloo);
+  EXPECT_EQ(source, "--backend gloo");
+
+  ASSERT_TRUE(ChooseBackend(Env({{"PETNAME_BACKEND", ""}}), "", "cuda", &b, &source).ok());
+  EXPECT_EQ(b, Backend::kNccl) << "an empty PETNAME_BACKEND is unset";
+}
+
+TEST(ChooseBackendTest, AnotherNameIsAUsageErrorNamingWhereItCameFrom) {
+  Backend b = Backend::kGloo;
+  std::string source;
+  Status st = ChooseBackend(Env({{"PETNAME_BACKEND", "mpi"}}), "", "cpu", &b, &source);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(st.message().find("PETNAME_BACKEND='mpi' is not a backend: gloo or nccl"),
+            std::string::npos)
+      << st.message();
+  st = ChooseBackend(Env({}), "ucc", "cpu", &b, &source);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(st.message().find("--backend must be gloo or nccl, not 'ucc'"), std::string::npos)
+      << st.message();
+}
+
 }  // namespace
 }  // namespace petname::dist

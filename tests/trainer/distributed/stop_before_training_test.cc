@@ -1,4 +1,4 @@
-// SIGTERM before training starts (issue #28): a rank waiting at the rendezvous for peers that
+// SIGTERM before training starts: a rank waiting at the rendezvous for peers that
 // never come, with a rendezvous timeout of 600 s, exits 143 with one error line as soon as it
 // is told to stop, instead of ignoring SIGTERM (as PID 1 of a container) until the timeout. The
 // tests wait at most 120 s for the exit, far less than the 600 s timeout.

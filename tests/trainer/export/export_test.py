@@ -1,4 +1,4 @@
-"""petname's model out (issue #25): a real `petname train` run leaves DIR/model.safetensors,
+"""petname's model out: a real `petname train` run leaves DIR/model.safetensors,
 `petname export` writes the same file from the checkpoint, and the recipe's PyTorch model
 (examples/generate_names.py, included verbatim in docs/user-guide.md) loads it with
 strict=True and computes petname's logits on fixed prefixes to within ATOL. Bad input is one
