@@ -25,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command_line=$(printf '%q ' "$0" "$@")
 
-data=../shared/data/seattle_pet_licenses.csv
+data=${PETNAME_DATA:-data/seattle_pet_licenses.csv}  # bash scripts/get-data puts it there
 rounds=3
 neighbour_counts="0 1 2"
 max_names=3000

@@ -3,7 +3,7 @@
 # README.md ("On Kubernetes") and docs/user-guide.md, run verbatim in the order of their
 # `<!-- doc-test N -->` markers (tests/e2e/doc_blocks.py), as a user runs them: kubectl and helm
 # on the PATH, the cluster's kubeconfig, the default namespace, the working directory a copy of
-# the repository's charts/, crds/, examples/ and scripts/ beside ../shared. What a real cluster
+# the repository's charts/, crds/, examples/ and scripts/. What a real cluster
 # provides and our node does not is made first, outside the documented commands: the images under
 # the documented names (a registry's job) and two hostPath PersistentVolumes bound to the
 # documented claims (a storage provisioner's job). The documented `helm install` replaces the
@@ -59,7 +59,6 @@ scenario_11() {
   doc_volume petname-checkpoints
   mkdir -p "$WORK/quickstart/repo"
   cp -a "$ROOT/charts" "$ROOT/crds" "$ROOT/examples" "$ROOT/scripts" "$WORK/quickstart/repo/"
-  [[ -d $ROOT/../shared ]] && ln -s "$(cd "$ROOT/../shared" && pwd)" "$WORK/quickstart/shared"
   chmod -R a+rX "$WORK/quickstart"
 
   if doc_run 10 89; then
