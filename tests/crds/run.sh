@@ -57,10 +57,15 @@ trap cleanup EXIT
 
 # ---- the CRD itself ---------------------------------------------------------------------------
 check "apply CRD" k apply -f "$CRD"
-check "CRD Established" k wait --for=condition=Established --timeout=60s crd/petnametrainingjobs.petname.dev
-check "CRD NamesAccepted" k wait --for=condition=NamesAccepted --timeout=60s crd/petnametrainingjobs.petname.dev
+# crd_condition NAME CONDITION: True. (kubectl wait fails at once, instead of waiting, while a
+# just-created CRD has no status.conditions yet: "accessor error: <nil> is of the type <nil>".)
+crd_condition() {
+  [[ $(k get "crd/$1" -o jsonpath="{.status.conditions[?(@.type==\"$2\")].status}") == True ]]
+}
+check "CRD Established" retry 60 crd_condition petnametrainingjobs.petname.dev Established
+check "CRD NamesAccepted" retry 60 crd_condition petnametrainingjobs.petname.dev NamesAccepted
 check "apply sweep CRD" k apply -f "$SWEEP_CRD"
-check "sweep CRD Established" k wait --for=condition=Established --timeout=60s crd/petnametrainingsweeps.petname.dev
+check "sweep CRD Established" retry 60 crd_condition petnametrainingsweeps.petname.dev Established
 # explain_ok: the descriptions, read with kubectl's line wrapping undone
 explain_ok() {
   k explain pntj.spec.training >"$TMP/explain" 2>&1 &&
