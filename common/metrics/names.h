@@ -21,8 +21,6 @@ inline constexpr char kEpochsPlanned[] = "petname_epochs_planned";
 inline constexpr char kWorldSize[] = "petname_world_size";
 inline constexpr char kRestarts[] = "petname_restarts";
 inline constexpr char kIntraOpThreads[] = "petname_intra_op_threads";
-// How OpenMP's idle threads wait (trainer/launch/wait_policy.h), labels policy and source.
-inline constexpr char kOmpWaitPolicyInfo[] = "petname_omp_wait_policy_info";
 inline constexpr char kCheckpointIntervalEpochs[] = "petname_checkpoint_interval_epochs";
 
 // Per epoch and validation pass.

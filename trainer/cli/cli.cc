@@ -27,7 +27,6 @@
 #include "trainer/distributed/stop_signal.h"
 #include "trainer/generate/generate.h"
 #include "trainer/launch/cpu_budget.h"
-#include "trainer/launch/wait_policy.h"
 #include "trainer/metrics/katib_metrics_file.h"
 #include "trainer/metrics/metrics_server.h"
 #include "trainer/metrics/training_metrics.h"
@@ -84,15 +83,13 @@ Status EnvInt(const char* name, int fallback, int* out) {
 // This rank's metrics, labelled with PETNAME_JOB_NAME, PETNAME_NAMESPACE, the rank and
 // PETNAME_SWEEP_NAME when set, when
 // --metrics-port P (P != 0) serves them on P + LOCAL_RANK or --termination-log wants them.
-Status StartMetrics(const TrainFlags& f, const launch::WaitPolicy& wait,
-                    std::unique_ptr<metrics::TrainingMetrics>* out,
+Status StartMetrics(const TrainFlags& f, std::unique_ptr<metrics::TrainingMetrics>* out,
                     std::unique_ptr<metrics::MetricsServer>* server) {
   if (f.metrics_port == 0 && f.termination_log.empty()) return Status::Ok();
   const dist::RankConfig& rank = f.options.rank;
   auto m = std::make_unique<metrics::TrainingMetrics>(
       metrics::RankLabels{Env("PETNAME_JOB_NAME", "petname"), Env("PETNAME_NAMESPACE", "default"),
                           rank.rank, Env("PETNAME_SWEEP_NAME", "")});
-  m->SetOmpWaitPolicy(wait.policy, wait.source);
   if (f.metrics_port != 0) {
     PETNAME_RETURN_IF_ERROR(metrics::MetricsServer::Start(
         f.metrics_address, metrics::PortForLocalRank(f.metrics_port, rank.local_rank),
@@ -200,11 +197,10 @@ Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   PETNAME_RETURN_IF_ERROR(launch::ChooseThreads(f.options.threads, std::getenv("OMP_NUM_THREADS"),
                                                 launch::ReadCpuBudget(), 1, &threads));
   f.options.threads = threads.threads;
-  const launch::WaitPolicy wait = launch::ProcessWaitPolicy();  // as main.cc left it
   const bool lead = f.options.rank.rank == 0;
   std::unique_ptr<metrics::TrainingMetrics> metrics;
   std::unique_ptr<metrics::MetricsServer> metrics_server;
-  PETNAME_RETURN_IF_ERROR(StartMetrics(f, wait, &metrics, &metrics_server));
+  PETNAME_RETURN_IF_ERROR(StartMetrics(f, &metrics, &metrics_server));
   if (lead && !f.options.checkpoint_dir.empty()) {
     Status usable = checkpoint::CheckWritable(f.options.checkpoint_dir, f.options.owner);
     if (!usable.ok()) {
@@ -220,8 +216,7 @@ Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   data::Dataset dataset = data::BuildDataset(names.names, {8, f.validation_fraction});
   PETNAME_RETURN_IF_ERROR(data::CheckTrainable(f.data, names, dataset));
   reporter.Note(data::DataSummary(names, dataset));
-  reporter.Note("threads: " + std::to_string(threads.threads) + " intra-op (" + threads.why +
-                "), " + wait.Describe());
+  reporter.Note("threads: " + std::to_string(threads.threads) + " intra-op (" + threads.why + ")");
   train::TrainResult result;
   PETNAME_RETURN_IF_ERROR(train::Train(dataset, f.options, &reporter, metrics.get(), &result));
   if (result.preempted) {

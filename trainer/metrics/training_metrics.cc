@@ -118,16 +118,6 @@ void TrainingMetrics::SetInfo(const RunInfo& info) {
   checkpoint_interval_.Set(info.checkpoint_every_epochs);
 }
 
-void TrainingMetrics::SetOmpWaitPolicy(const std::string& policy, const std::string& source) {
-  prometheus::BuildGauge()
-      .Name(kOmpWaitPolicyInfo)
-      .Help("How idle OpenMP threads wait (policy) and who chose it (source); always 1.")
-      .Labels(labels_)
-      .Register(*registry_)
-      .Add({{"policy", policy}, {"source", source}})
-      .Set(1);
-}
-
 void TrainingMetrics::OnStep(double loss, int64_t samples, double step_seconds,
                              double allreduce_wait_seconds) {
   train_loss_.Set(loss);

@@ -68,10 +68,6 @@ class TrainingMetrics {
   // Records the run's constant facts. Call once before training starts.
   void SetInfo(const RunInfo& info);
 
-  // How this process's OpenMP threads wait, as petname_omp_wait_policy_info{policy, source} 1
-  // (the labels of launch::WaitPolicy). Call once.
-  void SetOmpWaitPolicy(const std::string& policy, const std::string& source);
-
   // One optimizer step: its loss, the samples it consumed on this rank, its wall time and
   // the part of that time spent waiting for gradient all-reduce (0 with one rank).
   void OnStep(double loss, int64_t samples, double step_seconds, double allreduce_wait_seconds);

@@ -58,14 +58,6 @@ TEST(TrainingMetricsTest, InfoCarriesRunFacts) {
   EXPECT_TRUE(Contains(text, std::string("petname_intra_op_threads{") + kLabels + "} 4"));
 }
 
-TEST(TrainingMetricsTest, OmpWaitPolicyIsAnInfoSeries) {
-  TrainingMetrics metrics({"pets", "ml", 1, ""});
-  metrics.SetOmpWaitPolicy("passive", "petname default");
-  EXPECT_TRUE(
-      Contains(Exposition(metrics), "petname_omp_wait_policy_info{" + std::string(kLabels) +
-                                        ",policy=\"passive\",source=\"petname default\"} 1"));
-}
-
 TEST(TrainingMetricsTest, EventSeriesAppearWithTheirFirstEvent) {
   TrainingMetrics metrics({"pets", "ml", 1, ""});
   std::string text = Exposition(metrics);
