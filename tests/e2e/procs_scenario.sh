@@ -1,9 +1,7 @@
 # shellcheck shell=bash
 # Sourced by e2e_test.sh (uses its kn, CTR, WORK, EPOCHS, step, check, create_job, latest_epoch,
 # save_logs, check_resumed_after_restart, ... and prometheus.sh): scenario 5, a job of 2 pods x 2 processes
-# (resources.processesPerReplica: 2) whose spec.env sets OMP_WAIT_POLICY (the user's OpenMP wait
-# policy reaches the local ranks and petname keeps it), and a local rank process killed inside a
-# pod.
+# (resources.processesPerReplica: 2), and a local rank process killed inside a pod.
 
 # rank_processes POD: "HOST_PID LOCAL_RANK" of each rank process that the pod's
 # `petname train --nproc` started: the processes of its container's containerd task with
@@ -40,8 +38,7 @@ restart_event_names_ranks() {
 scenario_5() {
   local job=procs t0=$SECONDS
   log "scenario 5: 2 pods x 2 processes, a local rank killed mid-training"
-  create_job "$job" "  resources: {processesPerReplica: 2}
-  env: [{name: OMP_WAIT_POLICY, value: ACTIVE}]"
+  create_job "$job" "  resources: {processesPerReplica: 2}"
   step "rank pods Running" 120 both_running "$job" || return 1
   check "Prometheus targets: 2 pods x 2 local ranks" eventually 30 publish_targets "$job" 4
   step "first checkpoint of $job written (every rank trained epoch 1)" 180 checkpointed "$job" || return 1
@@ -52,11 +49,6 @@ scenario_5() {
   check "the 4 ranks rendezvoused (world size 4 in the checkpoint of epoch $at)" world_size_is "$job" "$at" 4
   check "Prometheus on the host scraped the 4 local ranks through pod IPs" eventually 30 scraped_all "$job" 4
   victim=$(rank_processes "$job-rank-1" | awk '$2 == 1 {print $1}')
-  users_policy() { # the spec's OMP_WAIT_POLICY reached the local rank, and petname kept it
-    tr '\0' '\n' <"/proc/$victim/environ" | grep -qx OMP_WAIT_POLICY=ACTIVE &&
-      ! tr '\0' '\n' <"/proc/$victim/environ" | grep -q '^PETNAME_CHOSE_OMP_WAIT_POLICY='
-  }
-  check "spec.env's OMP_WAIT_POLICY=ACTIVE reaches local rank 1 of $job-rank-1 and wins" users_policy
   if ((at >= EPOCHS)) || [[ -z $victim ]] || ! kill -KILL "$victim" 2>>"$CHECKS_LOG"; then
     not_ok "killed local rank 1 of $job-rank-1 mid-training (checkpoint epoch $at of $EPOCHS, pid ${victim:-none})"
     return 1
