@@ -14,10 +14,10 @@
 #       [--env 'LABEL=VAR=VALUE[ VAR=VALUE...]']... [--dry-run]
 #
 # Each --env adds a petname side (default threads; --idle-threads when idle) whose environment
-# also holds those variables, e.g. --env 'spin10k=GOMP_SPINCOUNT=10000' against petname's
-# PASSIVE, or --env 'spinning=GOMP_SPINCOUNT=300000' (libgomp's own spin count when neither
-# OMP_WAIT_POLICY nor GOMP_SPINCOUNT is set). Every side starts without OMP_WAIT_POLICY,
-# GOMP_SPINCOUNT, PETNAME_CHOSE_OMP_WAIT_POLICY and OMP_NUM_THREADS from this shell; the recipe
+# also holds those variables, e.g. --env 'passive=OMP_WAIT_POLICY=PASSIVE' or
+# --env 'spin10k=GOMP_SPINCOUNT=10000' against libgomp's default (a spin count of 300,000 when
+# neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT is set). Every side starts without OMP_WAIT_POLICY,
+# GOMP_SPINCOUNT and OMP_NUM_THREADS from this shell; the recipe
 # gets OMP_NUM_THREADS = its threads, as in bench/throughput.sh. A neighbour is
 # `sh -c 'while :; do :; done'`, stopped by its PID when its turn ends or the script exits.
 # --dry-run prints the plan (every command, in order) and runs nothing.
@@ -41,7 +41,6 @@ out=""
 envs=()
 dry=0
 python=/usr/bin/python3 # Debian's python3-torch; the python3 first on PATH may be another
-marker=PETNAME_CHOSE_OMP_WAIT_POLICY
 
 usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -117,7 +116,7 @@ if [ "$dry" = 0 ]; then header | tee "$out"; else header; fi
 # petname-t1, recipe-tN, and the --env labels.
 side_command() {
   local side=$1 b=$2 m=$3 idle=$4 json=$5 threads=() e more
-  cmd=(env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT -u "$marker" -u OMP_NUM_THREADS)
+  cmd=(env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT -u OMP_NUM_THREADS)
   case "$side" in
     recipe-t*)
       cmd+=("OMP_NUM_THREADS=${side#recipe-t}" "$python" bench/recipe.py --data "$data"
