@@ -9,7 +9,7 @@
 #    SIGTERM, rank 0 logs "stopping on SIGTERM after step S" and its newest checkpoint holds step S;
 #    the pods go, kq-low waits (Suspended, reason Preempted), restarts stay 0;
 #  - kq-high Succeeds, kq-low is admitted again and rank 0 logs "resuming from ... step S)"; it
-#    Succeeds with its final checkpoint at EPOCHS x (steps of epoch 1): no step lost or trained
+#    Succeeds with its final checkpoint at 2 x EPOCHS x (steps of epoch 1): no step lost or trained
 #    twice; restarts 0 (the preemption is not a failure);
 #  - kq-wait is then admitted with 2 of its 4 replicas (partial admission): 2 pods, world size 2;
 #  - deleting kq-queued (never admitted) and kq-wait (running) leaves no Workload and no pod.
@@ -19,12 +19,17 @@
 source "$ROOT/tests/support/kueue.sh"
 KQ_WPC_LOW=e2e-low KQ_WPC_HIGH=e2e-high KQ_CQ=e2e-cq KQ_RF=e2e-flavor
 
-# kq_job NAME QUEUE PRIORITY REPLICAS EPOCHS [SPEC_LINE]: a job of REPLICAS x 500m on its own claim
-kq_job() {
+# kq_claim NAME: NAME's claim, bound. Claims are bound before their jobs exist, as on a cluster
+# whose claims outlive their jobs, so that the timings below hold no wait for the PV controller's
+# binding (which can take its 15 s resync on a busy machine).
+kq_claim() {
   storage "$1"
-  # The claim is bound before the job exists, as on a cluster whose claims outlive their jobs, so
-  # that the timings below hold no wait for the PV controller's binding.
   eventually 60 kq_claim_bound "$1-ckpt" || not_ok "claim $1-ckpt Bound"
+}
+# kq_job NAME QUEUE PRIORITY REPLICAS EPOCHS [SPEC_LINE]: a job of REPLICAS x 500m on its own claim
+# (kq_claim's, made here unless it is bound already)
+kq_job() {
+  kq_claim_bound "$1-ckpt" 2>/dev/null || kq_claim "$1"
   kn apply -f - >/dev/null <<YAML
 apiVersion: petname.dev/v1alpha1
 kind: PetNameTrainingJob
@@ -127,7 +132,11 @@ $(kueue_local_queue "$NS" q-b "$KQ_CQ")
 YAML
   ok "ResourceFlavor, ClusterQueue (1 CPU), LocalQueues q-a and q-b, WorkloadPriorityClasses"
 
-  kq_job kq-low q-a "$KQ_WPC_LOW" 2 "$EPOCHS"
+  # kq-high preempts kq-low after kq-low's first checkpoint: its claim is bound beforehand, and
+  # kq-low trains twice the usual epochs, so that the preemption lands mid-training.
+  local low_epochs=$((2 * EPOCHS))
+  kq_claim kq-high
+  kq_job kq-low q-a "$KQ_WPC_LOW" 2 "$low_epochs"
   local admit_run
   step "kq-low admitted" 60 kq_admitted kq-low || return 1
   admit_run=$(kq_wait_time 180 phase_is kq-low Running) || { not_ok "kq-low: all ranks running"; return 1; }
@@ -170,9 +179,9 @@ YAML
   local resumed final
   resumed=$(sed -n 's/.*resuming from .*step \([0-9]*\)).*/\1/p' "$WORK/logs/kq-low-rank-0.log" | head -n 1)
   check "kq-low's rank 0 resumed from step ${resumed:-?}, the step it stopped at" test "${resumed:-none}" = "${stopped:-x}"
-  final=$(jq -r .step "$(ckpt_dir kq-low)/epoch-$(printf '%06d' "$EPOCHS")/manifest.json" 2>/dev/null)
-  check "kq-low trained every step once: final step $final = $EPOCHS epochs x $per_epoch" \
-    test "${final:-0}" = $((EPOCHS * per_epoch))
+  final=$(jq -r .step "$(ckpt_dir kq-low)/epoch-$(printf '%06d' "$low_epochs")/manifest.json" 2>/dev/null)
+  check "kq-low trained every step once: final step $final = $low_epochs epochs x $per_epoch" \
+    test "${final:-0}" = $((low_epochs * per_epoch))
   check "kq-low's restarts still 0" test "$(job_field kq-low '{.status.restarts}')" = 0
 
   step "kq-wait admitted with 2 of its 4 replicas (partial admission)" 120 kq_admitted kq-wait || return 1
