@@ -141,7 +141,8 @@ YAML
   step "kq-low admitted" 60 kq_admitted kq-low || return 1
   admit_run=$(kq_wait_time 180 phase_is kq-low Running) || { not_ok "kq-low: all ranks running"; return 1; }
   ok "kq-low: admission to all ranks running in ${admit_run} s"
-  kq_job kq-wait q-b "$KQ_WPC_LOW" 4 1 "  elasticPolicy: {minReplicas: 2}"
+  # kq-wait trains as long as kq-low, so that it still holds the quota when kq-queued comes.
+  kq_job kq-wait q-b "$KQ_WPC_LOW" 4 "$low_epochs" "  elasticPolicy: {minReplicas: 2}"
   step "kq-wait (q-b, same ClusterQueue, no quota left) waits: Suspended, WaitingForAdmission" 60 \
     kq_waiting kq-wait WaitingForAdmission || return 1
   step "kq-low's first checkpoint written" 240 checkpointed kq-low || return 1
