@@ -10,6 +10,7 @@
 #include "operator/controller/data_fetch.h"
 #include "operator/controller/gang.h"
 #include "operator/controller/pod_template.h"
+#include "operator/controller/rank_logs.h"
 #include "operator/controller/trainer_template.h"
 #include "operator/kube/object.h"
 
@@ -19,6 +20,7 @@ namespace {
 // The trainer container's termination message file: a failed trainer's log tail, or the final
 // progress a successful rank 0 writes there (--termination-log).
 constexpr char kTerminationLog[] = "/dev/termination-log";
+constexpr char kDefaultContainerAnnotation[] = "kubectl.kubernetes.io/default-container";
 constexpr char kShmVolume[] = "shm";
 constexpr char kShmPath[] = "/dev/shm";
 
@@ -46,7 +48,12 @@ Json Metadata(const api::Job& job, const std::string& name, int rank) {
                {"namespace", job.ns},
                {"labels", Labels(job, rank)},
                {"ownerReferences", Json::array({kube::ControllerRef(job.object)})}};
-  if (rank >= 0 && !job.spec.annotations.empty()) meta["annotations"] = job.spec.annotations;
+  if (rank >= 0) {
+    Json annotations = Json::object();
+    for (const auto& [key, value] : job.spec.annotations) annotations[key] = value;
+    annotations[kDefaultContainerAnnotation] = kTrainerContainer;  // `kubectl logs` without -c
+    meta["annotations"] = annotations;
+  }
   return meta;
 }
 
@@ -93,7 +100,10 @@ Json Env(const api::Job& job, int index) {
   const std::string sweep = kube::Label(job.object, api::kSweepNameLabel);
   if (!sweep.empty()) env.push_back({{"name", "PETNAME_SWEEP_NAME"}, {"value", sweep}});
   env.push_back({{"name", "PETNAME_BACKEND"}, {"value", s.backend}});
-  for (const Json& e : s.env) env.push_back(e);
+  env.push_back({{"name", kAttemptEnv}, {"value", std::to_string(job.status.restarts)}});
+  for (const Json& e : s.env) {
+    if (!e.is_object() || e.value("name", "") != kAttemptEnv) env.push_back(e);
+  }
   return env;
 }
 

@@ -12,7 +12,10 @@
 //    (as Kubeflow's PyTorchJob sets them); OMP_NUM_THREADS when RankThreads derives the threads
 //    from resources.cpu; PETNAME_JOB_NAME, PETNAME_NAMESPACE, PETNAME_JOB_UID (the owner the
 //    trainer records in its checkpoints), PETNAME_BACKEND, PETNAME_RENDEZVOUS_SECRET from the
-//    job's Secret (RendezvousSecret); then the spec's env. With P > 1 there is no RANK or
+//    job's Secret (RendezvousSecret), PETNAME_ATTEMPT=<status.restarts> (rank_logs.h); then the
+//    spec's env, less any PETNAME_ATTEMPT (the operator's only); annotation
+//    kubectl.kubernetes.io/default-container=trainer (`kubectl logs` needs no -c beside
+//    sidecars). With P > 1 there is no RANK or
 //    LOCAL_RANK: the container runs `petname train --nproc P`, whose launcher gives each process
 //    RANK=i*P+k and LOCAL_RANK=k (k = 0..P-1); args of `petname train` from TrainArgs;
 //    a limit of gpusPerReplica of resources.acceleratorResource (nvidia.com/gpu by default);

@@ -7,6 +7,7 @@
 #include "operator/controller/job_outputs.h"
 #include "operator/controller/pod_failure.h"
 #include "operator/controller/pod_start.h"
+#include "operator/controller/rank_logs.h"
 #include "operator/controller/status_summary.h"
 
 namespace petname::controller {
@@ -159,7 +160,9 @@ bool Decider::Deadline() {
 }
 
 void Decider::Restart(const RankFailure& f, int generation) {
-  const std::string what = Describe(f, api::ProcessesPerPod(spec_));
+  const std::string hint = RankLogHint(job_, f, generation);
+  const std::string what =
+      Describe(f, api::ProcessesPerPod(spec_)) + (hint.empty() ? "" : "; " + hint);
   if (CheckpointDirUnusable(f)) {
     Finish(false, "CheckpointDirUnusable",
            what + " (the checkpoint directory cannot be written; not retried)");

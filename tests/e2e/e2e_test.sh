@@ -11,7 +11,8 @@
 #      Prometheus has no kubernetes_sd_configs).
 #   2. rank 1's container is killed (SIGKILL through containerd) after the first checkpoint: the
 #      operator restarts the gang, rank 0 resumes from the latest checkpoint (epoch > 0), the job
-#      Succeeds with status.restarts = 1 and every epoch trained once after the resumed one.
+#      Succeeds with status.restarts = 1 and every epoch trained once after the resumed one; the
+#      Restarting event names rank 1's log of attempt 0, and `petname logs` reads it on the claim.
 #   3. the operator pod is deleted (grace 0) mid-training: the Deployment brings a new one, the
 #      rank pods are the same ones (no duplicates, no restart), the job Succeeds.
 #   4. a job is deleted: its pods and Service are garbage-collected.
@@ -408,6 +409,29 @@ scenario_2() {
   }
   check "epochs after the resume continue from it ($((resumed + 1))..$EPOCHS)" continues
   check "final checkpoint on the volume" final_checkpoint "$job"
+  check_kept_logs "$job"
+}
+# check_kept_logs JOB: after scenario 2's restart the killed rank 1's log of attempt 0 is still on
+# the claim, where the Restarting event says, and reads back the documented way (`petname logs`
+# on the claim's directory); attempt 1's rank 0 log holds what `kubectl logs` showed of it
+check_kept_logs() {
+  local job=$1 dir
+  dir=$(ckpt_dir "$job")
+  said() {
+    kn get events --field-selector "involvedObject.name=$job,reason=Restarting" \
+      -o jsonpath='{.items[*].message}' |
+      grep -F "rank 1's log of attempt 0: /checkpoints/$job/logs/attempt-0/rank-1.log on claim $job-ckpt"
+  }
+  logs() { "$BIN_DIR/petname" logs --checkpoint-dir "$dir" "$@"; }
+  listed() { (($(logs | tee /dev/stderr | grep -c '^attempt [01]: rank 0 (.*), rank 1 (') == 2)); }
+  private() { logs --attempt 0 --rank 1 && [[ $(stat -c %a "$dir/logs/attempt-0/rank-1.log") == 600 ]]; }
+  epoch1() { logs --attempt 0 --rank 0 | grep '^epoch 1/'; }
+  same() { diff <(sort "$WORK/logs/$job-rank-0.log") <(logs --attempt 1 --rank 0 | sort); }
+  check "the Restarting event says where rank 1's log of attempt 0 is" said
+  check "petname logs lists ranks 0 and 1 of attempts 0 and 1" listed
+  check "rank 1's log of attempt 0 reads back, mode 0600" private
+  check "rank 0's log of attempt 0 holds epoch 1" epoch1
+  check "rank 0's log of attempt 1 holds every line kubectl logs showed" same
 }
 
 # ---- scenario 3: kill the operator pod mid-training -------------------------------------------

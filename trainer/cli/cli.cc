@@ -18,6 +18,7 @@
 #include "trainer/cli/dist_flags.h"
 #include "trainer/cli/export_cli.h"
 #include "trainer/cli/fetch_cli.h"
+#include "trainer/cli/logs_cli.h"
 #include "trainer/cli/owner_flags.h"
 #include "trainer/cli/sweep_cli.h"
 #include "trainer/cli/version_line.h"
@@ -57,6 +58,7 @@ struct TrainFlags {
   std::string goal;  // --goal METRIC=VALUE
   DistFlags dist;
   OwnerFlags owner;
+  RankLogFlags logs;
   train::TrainOptions options;
 };
 
@@ -184,11 +186,13 @@ Status WriteSummary(const std::string& path, const train::TrainResult& r) {
 // with kExitCheckpointDirUnusable instead of 1.
 Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   PETNAME_RETURN_IF_ERROR(CheckTrainFlags(&f));
+  f.logs.checkpoint_dir = f.options.checkpoint_dir;
   if (f.dist.nproc > 1) {
     dist::Backend backend;
     std::string source;
     PETNAME_RETURN_IF_ERROR(ChosenBackend(f.dist, f.options.device, &backend, &source));
     PETNAME_RETURN_IF_ERROR(dist::CheckBackendBuilt(backend, source));
+    PETNAME_RETURN_IF_ERROR(ChooseLocalAttempt(f.logs));
     return LaunchLocalRanks(f.dist, f.options.threads, argc, argv, exit_code);
   }
   PETNAME_RETURN_IF_ERROR(ApplyDistFlags(f.dist, &f.options));
@@ -209,7 +213,9 @@ Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
                              usable.os_error());
     }
   }
-  train::Reporter reporter({::isatty(STDERR_FILENO) == 1, !lead});
+  const bool live_progress = ::isatty(STDERR_FILENO) == 1;  // before the log takes stderr
+  PETNAME_RETURN_IF_ERROR(KeepRankLog(f.logs, f.options.rank.rank, f.options.rank.world_size));
+  train::Reporter reporter({live_progress, !lead});
   data::NameList names;
   PETNAME_RETURN_IF_ERROR(
       data::LoadNames({f.data, f.column, f.max_names, f.max_data_bytes}, &names));
@@ -370,7 +376,10 @@ int Main(int argc, char** argv) {
   CLI::App* export_cmd = AddExportCommand(&app, &x);
   FetchFlags fetch_flags;
   CLI::App* fetch_cmd = AddFetchCommand(&app, &fetch_flags);
+  LogsFlags logs_flags;
+  CLI::App* logs_cmd = AddLogsCommand(&app, &logs_flags);
   AddDistFlags(train, &t.dist);
+  AddLogDirFlag(train, &t.logs);
   AddOwnerFlags(train, &t.owner, &t.options);
 
   generate::GenerateOptions g;
@@ -403,6 +412,7 @@ int Main(int argc, char** argv) {
               : rep->parsed()        ? RunReportCommand(r)
               : sweep_cmd->parsed()  ? RunSweepCommand(sw, &exit_code)
               : fetch_cmd->parsed()  ? RunFetchCommand(fetch_flags)
+              : logs_cmd->parsed()   ? RunLogsCommand(logs_flags)
               : export_cmd->parsed() ? RunExportCommand(x)
                                      : RunGenerate(g);
   return st.ok() ? exit_code : Fail(st, exit_code);

@@ -6,6 +6,7 @@
 //   petname sweep --config FILE --dir DIR [--parallel K] [--data PATH]   (sweep_cli.h)
 //   petname report --checkpoint DIR | --sweep DIR                        (sweep_cli.h)
 //   petname fetch --url URL --sha256 HEX --output FILE                   (fetch_cli.h)
+//   petname logs --checkpoint-dir DIR [--attempt A] [--rank R]           (logs_cli.h)
 //
 // Exit codes: 0 success; 2 usage error (bad flag or value, unusable input data); 1 runtime
 // error (I/O, corrupt or incompatible checkpoint, training failure, the last epoch's checkpoint

@@ -391,5 +391,25 @@ TEST(DiffTest, PodActions) {
             (V{"rex-rank-0", "rex-rank-1", "rex-rank-2"}));
 }
 
+// Every rank pod knows its gang attempt (the operator's value only) and names the trainer as its
+// default container.
+TEST(DesiredTest, RankPodsCarryTheAttemptAndTheDefaultContainer) {
+  api::Job job = TestJob(2, R"({"spec": {"annotations": {"team": "pets"},
+    "env": [{"name": "PETNAME_ATTEMPT", "value": "9"}, {"name": "MINE", "value": "1"}]}})");
+  job.status.restarts = 2;
+  for (const Json& pod : Desired(job).pods) {
+    EXPECT_EQ(EnvValue(pod, "PETNAME_ATTEMPT"), "2");
+    EXPECT_EQ(EnvValue(pod, "MINE"), "1");
+    const Json& env = pod["spec"]["containers"][0]["env"];
+    EXPECT_EQ(std::count_if(env.begin(), env.end(),
+                            [](const Json& e) { return e["name"] == "PETNAME_ATTEMPT"; }),
+              1);
+    const Json& annotations = pod["metadata"]["annotations"];
+    EXPECT_EQ(annotations["kubectl.kubernetes.io/default-container"], "trainer");
+    EXPECT_EQ(annotations["team"], "pets");
+    EXPECT_EQ(pod["spec"]["containers"][0]["name"], "trainer");
+  }
+}
+
 }  // namespace
 }  // namespace petname::controller

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "operator/api/conditions.h"
+#include "operator/controller/rank_logs.h"
 #include "operator/kube/time.h"
 #include "tests/operator/controller/test_job.h"
 
@@ -139,6 +140,54 @@ TEST(JobStatusTest, AFailedPodOfSeveralProcessesNamesItsRanks) {
   const std::string message = CondMessage(job.status, "Restarting");
   EXPECT_EQ(message.rfind("pod rex-rank-1 (ranks 2..3) failed: exit code 3 (Error)", 0), 0u)
       << message;
+}
+
+// The Restarting condition and event name the failed ranks' log of the attempt that failed.
+TEST(JobStatusTest, ARestartSaysWhereTheFailedRanksLogIsKept) {
+  api::Job job = TestJob(2, R"({"spec": {"checkpoint": {"claimName": "ckpt"}}})");
+  std::vector<Json> pods = Pods({"Running", "Running"});
+  Terminate(&pods, 1, 1, "Error");
+  Plan p = Step(&job, pods, kT0);
+  ASSERT_EQ(p.status.phase, api::JobPhase::kRestarting);
+  const std::string hint =
+      "rank 1's log of attempt 0: /checkpoints/rex/logs/attempt-0/rank-1.log on claim ckpt "
+      "(petname logs --checkpoint-dir /checkpoints/rex --attempt 0 --rank 1)";
+  EXPECT_NE(CondMessage(p.status, "Restarting").find(hint), std::string::npos)
+      << CondMessage(p.status, "Restarting");
+  bool said = false;
+  for (const JobEvent& e : p.events) {
+    said = said || (e.reason == "Restarting" && e.message.find(hint) != std::string::npos);
+  }
+  EXPECT_TRUE(said);
+
+  // After one restart, a failure is attempt 1's.
+  api::Job again = TestJob(2, R"({"spec": {"checkpoint": {"claimName": "ckpt"}}})");
+  again.status.restarts = 1;
+  pods = Pods({"Running", "Running"}, 1);
+  Step(&again, pods, kT0);
+  Terminate(&pods, 0, 1, "Error");
+  p = Step(&again, pods, kT0 + 1);
+  EXPECT_NE(CondMessage(p.status, "Restarting")
+                .find("rank 0's log of attempt 1: /checkpoints/rex/logs/attempt-1/rank-0.log"),
+            std::string::npos)
+      << CondMessage(p.status, "Restarting");
+}
+
+TEST(JobStatusTest, TheLogHintNamesAPodsRanksAndAnEmptyDirsLoss) {
+  api::Job procs = TestJob(2, R"({"spec": {"checkpoint": {"claimName": "ckpt"},
+    "resources": {"processesPerReplica": 2},
+    "env": [{"name": "PETNAME_LOG_DIR", "value": "/logs/rex"}]}})");
+  RankFailure failure;
+  failure.rank = 1;
+  EXPECT_EQ(RankLogHint(procs, failure, 3),
+            "ranks 2 to 3' logs of attempt 3: /logs/rex/attempt-3/rank-2.log .. rank-3.log "
+            "(petname logs --log-dir /logs/rex --attempt 3 --rank 2)");
+  api::Job empty_dir = TestJob(2);
+  EXPECT_EQ(RankLogHint(empty_dir, failure, 0),
+            "rank 1's log of attempt 0 was kept at /checkpoints/rex/logs/attempt-0/rank-1.log in "
+            "the pod's emptyDir and is gone with it (set checkpoint.claimName to keep it)");
+  failure.init_container = "fetch-data";
+  EXPECT_EQ(RankLogHint(empty_dir, failure, 0), "");
 }
 
 struct PolicyRow {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -199,6 +200,28 @@ TEST_F(CheckpointDamageTest, DifferentDataIsRefusedUnlessForced) {
   RunResult r = RunPetname(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   ExpectCheckpoints(root_, {"epoch-000001", "epoch-000002", "epoch-000003"});
+}
+
+// `petname logs`: usage errors exit 2, a log that is not there exits 1, each with one line.
+TEST(BadInputTest, LogsCommand) {
+  TempDir dir;
+  ExpectOneLineError(RunPetname({"logs"}), 2, "needs --checkpoint-dir or --log-dir");
+  ExpectOneLineError(RunPetname({"logs", "--checkpoint-dir", dir.path(), "--attempt", "-1"}), 2,
+                     "--attempt");
+  ExpectOneLineError(RunPetname({"logs", "--checkpoint-dir", dir.path(), "--rank", "x"}), 2,
+                     "--rank");
+  ExpectOneLineError(RunPetname({"logs", "--checkpoint-dir", dir.Join("missing")}), 1,
+                     "no rank logs under " + dir.Join("missing") + "/logs");
+  fs::create_directories(dir.Join("logs/attempt-0"));
+  ExpectOneLineError(RunPetname({"logs", "--checkpoint-dir", dir.path(), "--attempt", "3"}), 1,
+                     "no attempt 3 under " + dir.Join("logs"));
+  ExpectOneLineError(RunPetname({"logs", "--log-dir", dir.Join("logs"), "--rank", "1"}), 1,
+                     "no log of rank 1 in attempt 0 under " + dir.Join("logs"));
+  ::setenv("PETNAME_ATTEMPT", "-1", 1);
+  ExpectOneLineError(RunPetname({"train", "--data", PETNAME_TEST_DATA, "--epochs", "1",
+                                 "--checkpoint-dir", dir.Join("ckpt")}),
+                     2, "environment variable PETNAME_ATTEMPT must be a whole number");
+  ::unsetenv("PETNAME_ATTEMPT");
 }
 
 }  // namespace

@@ -225,6 +225,60 @@ pid_t RankPid(pid_t launcher, int rank) {
   return 0;
 }
 
+std::string ReadAll(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The last line of `text` that starts with `prefix`, without it; "" when none does.
+std::string LastLineStarting(const std::string& text, const std::string& prefix) {
+  std::istringstream lines(text);
+  std::string last;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(prefix, 0) == 0) last = line.substr(prefix.size());
+  }
+  return last;
+}
+
+// Each rank keeps its output of the attempt under <checkpoint-dir>/logs: rank 0, killed with
+// SIGKILL, still has the last line it printed, and rank 1, which fails when its peer is gone,
+// ends its log with its own last line. `petname logs` lists and prints them.
+TEST_F(TrainDistTest, EachRanksLogOfTheAttemptSurvivesAKilledRank) {
+  SKIP_WITHOUT_GLOO();
+  const fs::path ckpt = dir_ / "ckpt";
+  Subprocess run(Args(2, 50, {"--checkpoint-dir", ckpt.string()}), {{"PETNAME_ATTEMPT", "4"}});
+  ASSERT_TRUE(WaitForOutput(run, "[rank 0] epoch 1/50")) << run.Output();
+  const pid_t victim = RankPid(run.pid(), 0);
+  ASSERT_GT(victim, 0);
+  kill(victim, SIGKILL);
+  EXPECT_EQ(run.Wait(), 137) << run.Output();
+  const std::string out = run.Output();
+
+  const fs::path attempt = ckpt / "logs" / "attempt-4";
+  const std::string rank0 = ReadAll(attempt / "rank-0.log");
+  EXPECT_NE(rank0.find("epoch 1/50  train_loss "), std::string::npos) << rank0;
+  EXPECT_NE(rank0.find(LastLineStarting(out, "[rank 0] ") + "\n"), std::string::npos) << rank0;
+  const std::string rank1_last = LastLineStarting(out, "[rank 1] ");
+  ASSERT_FALSE(rank1_last.empty()) << out;
+  const std::string rank1 = ReadAll(attempt / "rank-1.log");
+  EXPECT_EQ(LastLineStarting(rank1, ""), rank1_last) << rank1;
+
+  std::string listed;
+  ASSERT_EQ(RunProcess({PETNAME_BIN, "logs", "--checkpoint-dir", ckpt.string()}, {}, &listed), 0)
+      << listed;
+  EXPECT_NE(listed.find("attempt 4: rank 0 ("), std::string::npos) << listed;
+  EXPECT_NE(listed.find(", rank 1 ("), std::string::npos) << listed;
+  std::string printed;
+  ASSERT_EQ(RunProcess({PETNAME_BIN, "logs", "--checkpoint-dir", ckpt.string(), "--attempt", "4",
+                        "--rank", "1"},
+                       {}, &printed),
+            0)
+      << printed;
+  EXPECT_EQ(printed, rank1);
+}
+
 // A rank that stops answering (SIGSTOP, as a hung host or a stuck device would) must not hang
 // the job: rank 0's next collective fails after --collective-timeout, naming it, and the
 // launcher stops the others and exits non-zero.
