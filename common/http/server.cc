@@ -177,7 +177,8 @@ bool HttpServer::Loop::Accept(std::vector<Connection>* polled, Clock::time_point
     Close(*oldest);
     polled->erase(oldest);
   }
-  polled->push_back(std::move(c));
+  // A client's request has usually arrived by now: taken at once, it cannot be made room for.
+  if (!Receive(c)) polled->push_back(std::move(c));
   return true;
 }
 
