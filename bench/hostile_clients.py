@@ -85,16 +85,18 @@ class Attack:
                 for i in range(self.clients):
                     self.threads.append(threading.Thread(target=self.range_flood))
             elif kind == "never-read":
-                self.threads.append(threading.Thread(target=self.hold, args=(self.clients, ["127.0.0.3"], True)))
+                self.held(self.clients, ["127.0.0.3"], True)
             elif kind == "idle":
-                self.threads.append(threading.Thread(target=self.hold, args=(self.idle, ["127.0.0.4"], False)))
+                self.held(self.idle, ["127.0.0.4"], False)
             elif kind == "idle-peers":
-                sources = [f"127.0.1.{i}" for i in range(1, 20)]
-                self.threads.append(threading.Thread(target=self.hold, args=(self.idle, sources, False)))
+                self.held(self.idle, [f"127.0.1.{i}" for i in range(1, 20)], False)
             elif kind == "drip":
                 self.threads.append(threading.Thread(target=self.drip))
         for t in self.threads:
             t.start()
+
+    def held(self, n, sources, send_request):
+        self.threads.append(threading.Thread(target=self.hold, args=(n, sources, send_request)))
 
     def end(self):
         self.stop.set()
@@ -214,7 +216,8 @@ def main():
     parser.add_argument("--scrapes", type=int, default=10)
     parser.add_argument("--scrape-timeout", type=float, default=10.0)
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between scrapes")
-    parser.add_argument("--settle", type=float, default=3.0, help="seconds of attack before scraping")
+    parser.add_argument("--settle", type=float, default=3.0,
+                        help="seconds of attack before scraping")
     parser.add_argument("--clients", type=int, default=8, help="bad clients of each kind")
     parser.add_argument("--idle", type=int, default=150, help="idle connections")
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
@@ -223,13 +226,15 @@ def main():
     scenarios = args.scenarios.split(",")
     bad = [s for s in scenarios if s not in SCENARIOS]
     if bad:
-        print(f"hostile_clients.py: unknown scenario {bad[0]} (known: {', '.join(SCENARIOS)})", file=sys.stderr)
+        print(f"hostile_clients.py: unknown scenario {bad[0]} (known: {', '.join(SCENARIOS)})",
+              file=sys.stderr)
         return 2
     binaries = []
     for spec in args.binaries:
         label, sep, path = spec.partition("=")
         if not sep or not os.access(path, os.X_OK):
-            print(f"hostile_clients.py: {spec}: not LABEL=PATH of an executable petname", file=sys.stderr)
+            print(f"hostile_clients.py: {spec}: not LABEL=PATH of an executable petname",
+                  file=sys.stderr)
             return 2
         binaries.append((label, path))
     failed = 0
