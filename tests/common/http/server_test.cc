@@ -16,8 +16,14 @@
 #include <thread>
 #include <vector>
 
+#include "tests/common/http/raw_client.h"
+
 namespace petname {
 namespace {
+
+using testing::Connect;
+using testing::Exchange;
+using testing::SendAll;
 
 std::map<std::string, HttpServer::Handler> Routes() {
   return {{"/metrics",
@@ -33,43 +39,10 @@ std::map<std::string, HttpServer::Handler> Routes() {
            }}};
 }
 
-int Connect(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  timeval tv{60, 0};  // a test that fails must not hang
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  return fd;
-}
-
-bool SendAll(int fd, const std::string& data) {
-  size_t off = 0;
-  while (off < data.size()) {
-    const ssize_t n = send(fd, data.data() + off, data.size() - off, MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    off += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-// Sends `request` and reads the answer until the server closes; "" when it reset instead.
-std::string Exchange(int port, const std::string& request) {
-  const int fd = Connect(port);
-  SendAll(fd, request);
-  std::string answer;
-  char buf[4096];
-  for (ssize_t n; (n = recv(fd, buf, sizeof(buf), 0)) > 0;) answer.append(buf, n);
-  close(fd);
-  return answer;
-}
-
-// A slowloris: starts a request, then sends one header line every 0.5 s and never ends it,
-// until the server closes the connection (true) or 60 lines went out (false).
-bool SlowRequestIsClosed(int port) {
-  const int fd = Connect(port);
+// A slowloris from `from`: starts a request, then sends one header line every 0.5 s and never
+// ends it, until the server closes the connection (true) or 60 lines went out (false).
+bool SlowRequestIsClosed(int port, const std::string& from = "127.0.0.1") {
+  const int fd = Connect(port, from);
   bool closed = !SendAll(fd, "GET /metrics HTTP/1.1\r\n");
   for (int i = 0; i < 60 && !closed; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -133,7 +106,8 @@ TEST(HttpServerTest, AClientThatSendsNothingDoesNotStopTheServer) {
   close(silent);
 }
 
-// More slow clients than workers: they hold no worker, so the others are answered.
+// More slow clients than workers (from two other peers, within the per-peer cap): they hold no
+// worker, so the others are answered.
 TEST(HttpServerTest, SlowClientsDoNotStopOthersAndAreClosed) {
   std::unique_ptr<HttpServer> server;
   ASSERT_TRUE(HttpServer::Start("127.0.0.1", 0, Routes(), &server).ok());
@@ -142,7 +116,8 @@ TEST(HttpServerTest, SlowClientsDoNotStopOthersAndAreClosed) {
   std::atomic<int> closed{0};
   const int slow_clients = 3 * HttpServerLimits{}.workers;
   for (int i = 0; i < slow_clients; ++i) {
-    slow.emplace_back([port, &closed] { closed += SlowRequestIsClosed(port) ? 1 : 0; });
+    const std::string from = i % 2 == 0 ? "127.0.0.2" : "127.0.0.3";
+    slow.emplace_back([port, from, &closed] { closed += SlowRequestIsClosed(port, from) ? 1 : 0; });
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // let them start their requests
   for (const char* path : {"/metrics", "/healthz", "/metrics", "/healthz"}) {
@@ -155,9 +130,9 @@ TEST(HttpServerTest, SlowClientsDoNotStopOthersAndAreClosed) {
   EXPECT_EQ(closed, slow_clients) << "a slow request was never closed";
 }
 
-// Past max_connections the server accepts no more until slow ones are closed at their deadline;
-// the client waiting in the listen backlog is answered then.
-TEST(HttpServerTest, ClientsPastMaxConnectionsWaitForASlot) {
+// At max_connections a new client takes the place of the oldest one still sending its request;
+// the other slow one is closed at its deadline.
+TEST(HttpServerTest, AtMaxConnectionsANewClientClosesTheOldestArriving) {
   HttpServerLimits limits;
   limits.max_connections = 2;
   std::unique_ptr<HttpServer> server;
@@ -216,8 +191,10 @@ TEST(HttpServerTest, TooManyHeadersOrAHugeOneAreRefused) {
 }
 
 TEST(HttpServerTest, AnswersHeadAndConcurrentRequests) {
+  HttpServerLimits limits;
+  limits.max_connections_per_peer = 16;  // all 16 clients come from 127.0.0.1
   std::unique_ptr<HttpServer> server;
-  ASSERT_TRUE(HttpServer::Start("127.0.0.1", 0, Routes(), &server).ok());
+  ASSERT_TRUE(HttpServer::Start("127.0.0.1", 0, Routes(), &server, limits).ok());
   httplib::Client head_client("127.0.0.1", server->port());
   auto head = head_client.Head("/metrics");
   ASSERT_TRUE(head) << httplib::to_string(head.error());
@@ -237,11 +214,15 @@ TEST(HttpServerTest, AnswersHeadAndConcurrentRequests) {
   EXPECT_EQ(ok, 16);
 }
 
-TEST(HttpServerTest, LimitsWithoutAWorkerAreInvalid) {
+TEST(HttpServerTest, LimitsWithoutAWorkerOrAConnectionAreInvalid) {
   std::unique_ptr<HttpServer> server;
   HttpServerLimits none;
   none.workers = 0;
   EXPECT_EQ(HttpServer::Start("127.0.0.1", 0, Routes(), &server, none).code(),
+            Status::Code::kInvalidArgument);
+  HttpServerLimits no_peer;
+  no_peer.max_connections_per_peer = 0;
+  EXPECT_EQ(HttpServer::Start("127.0.0.1", 0, Routes(), &server, no_peer).code(),
             Status::Code::kInvalidArgument);
   EXPECT_EQ(server, nullptr);
 }

@@ -56,7 +56,8 @@ TEST(MetricsServerTest, ServesTrainingAndProcessMetrics) {
 }
 
 // Clients that send a request line and then a header line every 0.5 s, never ending it, on
-// more connections than the server has workers, do not stop a scrape.
+// more connections than the server has workers (from two other addresses than the scrape's,
+// each within the server's per-peer cap), do not stop a scrape.
 TEST(MetricsServerTest, SlowClientsDoNotStopTheScrape) {
   TrainingMetrics metrics({"pets", "ml", 0, ""});
   std::unique_ptr<MetricsServer> server;
@@ -64,8 +65,12 @@ TEST(MetricsServerTest, SlowClientsDoNotStopTheScrape) {
   const int port = server->port();
   std::vector<std::thread> slow;
   for (int i = 0; i < 3 * HttpServerLimits{}.workers; ++i) {
-    slow.emplace_back([port] {
+    slow.emplace_back([port, i] {
       const int fd = socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in from{};
+      from.sin_family = AF_INET;
+      from.sin_addr.s_addr = htonl(i % 2 == 0 ? 0x7f000002 : 0x7f000003);  // 127.0.0.2, .3
+      bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof(from));
       sockaddr_in addr{};
       addr.sin_family = AF_INET;
       addr.sin_port = htons(static_cast<uint16_t>(port));
