@@ -23,6 +23,11 @@ void StripManagedFields(Json* obj) {
 
 bool IsExpired(const Json& status) { return status.is_object() && status.value("code", 0) == 410; }
 
+bool IsEventType(const std::string& type) {
+  return type == "ADDED" || type == "MODIFIED" || type == "DELETED" || type == "BOOKMARK" ||
+         type == "ERROR";
+}
+
 // Lists that expire (410) at some page are started over this many times in all before the
 // list counts as failed (then the informer backs off and lists again).
 constexpr int kMaxListAttempts = 3;
@@ -69,18 +74,19 @@ void Informer::Run() {
       WaitBackoff();
       continue;
     }
-    failures_ = 0;
     while (!stop_.load() && !client_->shut_down()) {
-      WatchEnd end = Watch(&rv);
-      if (end == WatchEnd::kExpired) {
+      bool received = false;
+      const AfterWatch next = DecideAfterWatch(Watch(&rv, &received));
+      // The backoff grows over failures that follow each other without a working watch between.
+      if (received || next == AfterWatch::kWatchAgain) failures_ = 0;
+      if (next == AfterWatch::kWatchAgain) continue;
+      if (next == AfterWatch::kRelist) {
         spdlog::info("watch {}: resourceVersion {} expired (410); relisting", path_, rv);
-        break;
-      }
-      if (end == WatchEnd::kFailed) {
+      } else if (!stop_.load() && !client_->shut_down()) {
+        spdlog::info("watch {}: failed; relisting after a backoff", path_);
         WaitBackoff();
-      } else {
-        failures_ = 0;
       }
+      break;
     }
   }
 }
@@ -146,42 +152,46 @@ Status Informer::ListAll(std::string* resource_version) {
   return Status::Ok();
 }
 
-Informer::WatchEnd Informer::Watch(std::string* resource_version) {
+WatchOutcome Informer::Watch(std::string* resource_version, bool* received) {
   std::uniform_int_distribution<int> timeout(300, 600);
   std::string url = path_ + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=" +
                     std::to_string(timeout(rng_)) + "&resourceVersion=" + Encode(*resource_version);
   if (!selector_.empty()) url += "&labelSelector=" + Encode(selector_);
-  bool expired = false;
-  bool error_event = false;
-  int code = 0;
+  WatchOutcome out;
   Status s = client_->Stream(
       url,
       [&](const std::string& line) {
         Json ev = Json::parse(line, nullptr, false);
-        if (!ev.is_object()) return true;
-        const std::string type = ev.value("type", "");
-        Json& obj = ev["object"];
-        if (type == "ERROR") {
-          expired = IsExpired(obj);
-          error_event = !expired;
+        const std::string type = ev.is_object() && ev.contains("type") && ev["type"].is_string()
+                                     ? ev["type"].get<std::string>()
+                                     : std::string();
+        if (!IsEventType(type) || !ev.contains("object") || !ev["object"].is_object()) {
+          out.undecodable = true;
           return false;
         }
+        Json& obj = ev["object"];
+        if (type == "ERROR") {
+          out.expired_event = IsExpired(obj);
+          out.error_event = !out.expired_event;
+          return false;
+        }
+        *received = true;
         std::string rv = ResourceVersion(obj);
         if (!rv.empty()) *resource_version = rv;
         if (type != "BOOKMARK") Apply(type, std::move(obj));
         return !stop_.load();
       },
-      &code);
+      &out.http_status);
   if (!s.ok()) {
     if (!client_->shut_down()) spdlog::warn("{}", s.message());
-    return WatchEnd::kFailed;
+    out.stream_failed = true;
+  } else if (out.undecodable) {
+    spdlog::warn("watch {}: a line that is not a watch event", path_);
+  } else if ((out.http_status != 200 && out.http_status != 410) || out.error_event) {
+    spdlog::warn("watch {}: HTTP {}{}", path_, out.http_status,
+                 out.error_event ? " with an ERROR event" : "");
   }
-  if (code == 410 || expired) return WatchEnd::kExpired;
-  if (code != 200 || error_event) {
-    spdlog::warn("watch {}: HTTP {}{}", path_, code, error_event ? " with an ERROR event" : "");
-    return WatchEnd::kFailed;
-  }
-  return WatchEnd::kEnded;
+  return out;
 }
 
 void Informer::Apply(const std::string& type, Json obj) {

@@ -6,8 +6,10 @@
 // list: the cache is only ever replaced by a complete list), remembers the list's resourceVersion,
 // then watches from it with allowWatchBookmarks=true and a randomized timeoutSeconds (5-10 min),
 // updating the resourceVersion (opaque) from every event including BOOKMARKs. When the watch
-// ends it re-watches from there; on HTTP 410 or an ERROR event with code 410 it relists; on
-// connection errors, 429 and 5xx it waits with jittered backoff. After each change to the cache
+// ends cleanly it re-watches from there; on HTTP 410 or an ERROR event with code 410 it relists;
+// on any other watch error (a broken stream, another HTTP status, another ERROR event, a line
+// that is not an event) it relists after a jittered backoff (watch_end.h), as it does after a
+// failed list; the backoff grows until a watch works again. After each change to the cache
 // the handler is called with the object (for a relist: every listed object, and every cached
 // object that vanished). Cached objects lack metadata.managedFields and whatever the informer's
 // Transform removes (as controller-runtime's cache TransformFunc). Cache reads are thread-safe.
@@ -26,6 +28,7 @@
 
 #include "common/status.h"
 #include "operator/kube/rest_client.h"
+#include "operator/kube/watch_end.h"
 
 namespace petname::kube {
 
@@ -59,15 +62,15 @@ class Informer {
   int lists() const { return lists_.load(); }
 
  private:
-  enum class WatchEnd { kEnded, kExpired, kFailed };
-
   // One complete paged list into *fresh; a 410 at any page sets *expired and fails.
   Status ListPages(std::map<std::string, nlohmann::json>* fresh, std::string* resource_version,
                    bool* expired);
   // ListPages, started over from the first page after a 410 (a bounded number of times); the
   // cache is replaced only by a complete list.
   Status ListAll(std::string* resource_version);
-  WatchEnd Watch(std::string* resource_version);
+  // One watch from *resource_version (updated from its events); *received is set when an event
+  // arrived.
+  WatchOutcome Watch(std::string* resource_version, bool* received);
   void Apply(const std::string& type, nlohmann::json obj);
   void Shape(nlohmann::json* obj) const;
   void WaitBackoff();

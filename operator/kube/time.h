@@ -7,9 +7,14 @@
 
 namespace petname::kube {
 
+// The range of RFC 3339 timestamps: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+inline constexpr int64_t kMinUnixSeconds = -62135596800;
+inline constexpr int64_t kMaxUnixSeconds = 253402300799;
+
 // Unix seconds now (the wall clock; the only impure function here).
 int64_t NowUnix();
 
+// `unix_seconds` clamped to [kMinUnixSeconds, kMaxUnixSeconds], formatted.
 std::string FormatTime(int64_t unix_seconds);
 
 // Parses "YYYY-MM-DDTHH:MM:SS" followed by "Z" or fractional seconds and "Z"; false otherwise.

@@ -51,13 +51,21 @@ void ProgressScraper::Loop() {
 void ProgressScraper::ScrapeOnce() {
   std::set<std::string> live = sources_.job_keys();
   store_->Retain(live);
+  std::map<std::string, Target> by_key;
+  std::vector<std::string> keys;
+  for (Target& t : sources_.targets()) {
+    if (by_key.count(t.key) == 0) keys.push_back(t.key);
+    by_key[t.key] = std::move(t);
+  }
+  std::vector<Target> targets;
   {
     std::lock_guard<std::mutex> lock(previous_mu_);
     for (auto it = previous_.begin(); it != previous_.end();) {
       it = live.count(it->first) ? std::next(it) : previous_.erase(it);
     }
+    schedule_.Retain(live);
+    for (const std::string& key : schedule_.Plan(keys)) targets.push_back(by_key[key]);
   }
-  const std::vector<Target> targets = sources_.targets();
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i = next++; i < targets.size() && !Stopping(); i = next++) Scrape(targets[i]);
@@ -71,7 +79,14 @@ void ProgressScraper::ScrapeOnce() {
 
 void ProgressScraper::Scrape(const Target& t) {
   GetResult got;
+  const auto start = std::chrono::steady_clock::now();
   Status s = BoundedGet(t.url, limits_.get, &got);
+  {
+    // Only a failure that took the whole timeout counts as a stall.
+    const bool stalled = !s.ok() && std::chrono::steady_clock::now() - start >= limits_.get.timeout;
+    std::lock_guard<std::mutex> lock(previous_mu_);
+    schedule_.Record(t.key, stalled);
+  }
   if (s.ok() && got.status != 200) {
     s = Status::Unavailable(t.url + ": HTTP " + std::to_string(got.status));
   }

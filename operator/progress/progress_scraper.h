@@ -6,8 +6,10 @@
 // reads at most `limits.get.max_body_bytes` of body. A round scrapes its targets on up to
 // `limits.workers` threads at once and stores each result as it comes: a slow, endless or
 // unreachable endpoint costs one worker its timeout, delays neither the other jobs' progress
-// beyond that nor any reconcile. Failed scrapes are logged at debug level and keep the last
-// stored progress.
+// beyond that nor any reconcile. A scrape that ran into its timeout makes the next rounds skip
+// the target for a while and read it after the others (scrape_schedule.h), so that many stalled
+// endpoints do not hold up the rounds that read the healthy ones. Failed scrapes are logged at
+// debug level and keep the last stored progress.
 #pragma once
 
 #include <chrono>
@@ -22,6 +24,7 @@
 
 #include "common/http/bounded_get.h"
 #include "operator/progress/progress_store.h"
+#include "operator/progress/scrape_schedule.h"
 #include "operator/progress/trainer_progress.h"
 
 namespace petname::progress {
@@ -73,6 +76,7 @@ class ProgressScraper {
   };
   std::mutex previous_mu_;
   std::map<std::string, Previous> previous_;  // guarded by previous_mu_
+  ScrapeSchedule schedule_;                   // guarded by previous_mu_
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;

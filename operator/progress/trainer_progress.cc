@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/metrics/names.h"
+#include "operator/kube/time.h"
 
 namespace petname::progress {
 namespace {
@@ -17,6 +18,20 @@ double Get(const std::map<std::string, double>& m, const char* name, double fall
 
 std::optional<double> Finite(double v) {
   return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+// The largest whole number a double holds exactly.
+constexpr double kMaxCount = 9007199254740992.0;  // 2^53
+
+// `v` as a whole count, `fallback` when it is not finite or outside [0, 2^53] (a cast of such a
+// double to int64_t is undefined).
+int64_t Count(double v, int64_t fallback) {
+  return std::isfinite(v) && v >= 0 && v <= kMaxCount ? static_cast<int64_t>(v) : fallback;
+}
+
+// `v` as Unix seconds, 0 (none) when it is not finite or outside (0, the year 9999].
+double Timestamp(double v) {
+  return std::isfinite(v) && v > 0 && v <= static_cast<double>(kube::kMaxUnixSeconds) ? v : 0;
 }
 
 // The position of the '}' closing the label set that opens at `open`, skipping quoted values
@@ -81,8 +96,8 @@ Sample SampleFromExposition(const std::string& text) {
   Sample s;
   if (m.count(metrics::kEpochsPlanned) == 0) return s;
   s.valid = true;
-  s.epochs = static_cast<int64_t>(Get(m, metrics::kEpochsPlanned, 0));
-  s.epoch = static_cast<int64_t>(Get(m, metrics::kEpoch, 0));
+  s.epochs = Count(Get(m, metrics::kEpochsPlanned, 0), 0);
+  s.epoch = Count(Get(m, metrics::kEpoch, 0), 0);
   s.train_loss =
       s.epoch > 0 ? Get(m, metrics::kTrainEpochLoss, NAN) : Get(m, metrics::kTrainLoss, NAN);
   if (s.epoch > 0) {
@@ -90,11 +105,12 @@ Sample SampleFromExposition(const std::string& text) {
     s.validation_accuracy = Get(m, metrics::kValidationAccuracy, -1);
   }
   s.samples_total = Get(m, metrics::kTrainSamplesTotal, 0);
-  s.world_size = std::max<int64_t>(1, static_cast<int64_t>(Get(m, metrics::kWorldSize, 1)));
-  s.checkpoint_unix = Get(m, metrics::kCheckpointLastSuccessTimestampSeconds, 0);
-  s.checkpoint_failures = SumOfSeries(text, metrics::kCheckpointFailuresTotal);
+  s.world_size = std::max<int64_t>(1, Count(Get(m, metrics::kWorldSize, 1), 1));
+  s.checkpoint_unix = Timestamp(Get(m, metrics::kCheckpointLastSuccessTimestampSeconds, 0));
+  s.checkpoint_failures =
+      static_cast<double>(Count(SumOfSeries(text, metrics::kCheckpointFailuresTotal), 0));
   s.goal_training_seconds = Get(m, metrics::kGoalReachedTrainingSeconds, -1);
-  s.goal_unix = Get(m, metrics::kGoalReachedTimestampSeconds, 0);
+  s.goal_unix = Timestamp(Get(m, metrics::kGoalReachedTimestampSeconds, 0));
   return s;
 }
 
@@ -113,17 +129,14 @@ api::Progress ProgressFromSample(const Sample& now, const Sample* prev, double s
     // Whole samples per second: sub-unit jitter would rewrite the status for nothing.
     p.samples_per_second = Finite(std::round(rate));
   }
-  if (now.checkpoint_unix > 0 && std::isfinite(now.checkpoint_unix)) {
-    p.last_checkpoint_time = static_cast<int64_t>(now.checkpoint_unix);
-  }
-  if (now.checkpoint_failures >= 1 && std::isfinite(now.checkpoint_failures)) {
-    p.checkpoint_failures = static_cast<int64_t>(now.checkpoint_failures);
-  }
+  const double checkpoint_unix = Timestamp(now.checkpoint_unix);
+  if (checkpoint_unix > 0) p.last_checkpoint_time = static_cast<int64_t>(checkpoint_unix);
+  const int64_t checkpoint_failures = Count(now.checkpoint_failures, 0);
+  if (checkpoint_failures >= 1) p.checkpoint_failures = checkpoint_failures;
   if (now.goal_training_seconds >= 0)
     p.goal_reached_training_seconds = Finite(now.goal_training_seconds);
-  if (now.goal_unix > 0 && std::isfinite(now.goal_unix)) {
-    p.goal_reached_time = static_cast<int64_t>(now.goal_unix);
-  }
+  const double goal_unix = Timestamp(now.goal_unix);
+  if (goal_unix > 0) p.goal_reached_time = static_cast<int64_t>(goal_unix);
   return p;
 }
 

@@ -33,11 +33,15 @@ struct Sample {
   double goal_unix = 0;               // 0: goal not reached
 };
 
+// Whatever the text says, counts and epochs are whole numbers in [0, 2^53] (0 when a value is
+// not finite or out of that range; world_size then 1) and timestamps in (0, the year 9999]
+// (0 otherwise), so that no conversion or later time arithmetic overflows.
 Sample SampleFromExposition(const std::string& text);
 
 // status.progress from `now` and the previous scrape (`prev`, seconds apart; the throughput of
 // all ranks is this rank's sample rate times the world size, omitted without a previous scrape
-// or after a counter reset). Non-finite values are left out. updateTime is not set here.
+// or after a counter reset). Non-finite values are left out, and so are counts and timestamps
+// out of SampleFromExposition's ranges. updateTime is not set here.
 api::Progress ProgressFromSample(const Sample& now, const Sample* prev, double seconds_between);
 
 // The progress in the termination message rank 0 leaves when training ends (`petname train

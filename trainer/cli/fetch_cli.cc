@@ -21,7 +21,13 @@ CLI::App* AddFetchCommand(CLI::App* app, FetchFlags* flags) {
                   "Further attempts after a connection error, timeout or HTTP 5xx")
       ->capture_default_str();
   cmd->add_option("--timeout", o.timeout_seconds,
-                  "Seconds to connect, and the longest the transfer may stall")
+                  "Seconds to connect, and the longest the transfer may run below " +
+                      std::to_string(fetch::kLowSpeedBytesPerSecond) +
+                      " bytes/s before the attempt is aborted")
+      ->capture_default_str();
+  cmd->add_option("--deadline", o.deadline_seconds,
+                  "Seconds for the whole fetch, every attempt and the waits between them: a "
+                  "server that trickles its bytes cannot hold it longer")
       ->capture_default_str();
   cmd->add_option("--ca-file", o.ca_file,
                   "PEM file of CAs to trust besides the system's (verification is always on)");

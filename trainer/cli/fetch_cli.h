@@ -1,7 +1,8 @@
 // The `petname fetch` subcommand (trainer/fetch/fetch.h):
 //
 //   petname fetch --url URL --sha256 HEX --output FILE [--max-bytes B] [--retries N]
-//                 [--timeout SECONDS] [--ca-file PEM] [--termination-log FILE]
+//                 [--timeout SECONDS] [--deadline SECONDS] [--ca-file PEM]
+//                 [--termination-log FILE]
 //
 // Exit 0 with FILE complete and verified; 2 for a usage error (a URL that is not http:// or
 // https://, a --sha256 that is not 64 hex digits, ...); 1 when the download failed or its

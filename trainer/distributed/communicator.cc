@@ -23,7 +23,6 @@
 #endif
 
 #include "common/backoff.h"
-#include "common/sha256.h"
 #include "trainer/distributed/peer_check.h"
 
 namespace petname::dist {
@@ -124,19 +123,20 @@ Status CheckPeers(c10d::Store& store, const RankConfig& rank, const CommOptions&
   }
   Status verdict;
   try {
-    std::string nonce;
-    if (rank.rank == 0) {
-      PETNAME_RETURN_IF_ERROR(RandomHex(16, &nonce));
-      store.set(prefix + "nonce", bytes(nonce));
-    } else {
-      nonce = text(store.get(prefix + "nonce"));
+    std::vector<std::string> nonces(static_cast<size_t>(rank.world_size));
+    const size_t self = static_cast<size_t>(rank.rank);
+    PETNAME_RETURN_IF_ERROR(NewNonce(&nonces[self]));
+    store.set(key("nonce", rank.rank), bytes(nonces[self]));
+    for (int peer = 0; peer < rank.world_size; ++peer) {
+      if (peer != rank.rank)
+        nonces[static_cast<size_t>(peer)] = text(store.get(key("nonce", peer)));
     }
     store.set(key("identity", rank.rank),
-              bytes(EncodeIdentity(options.settings, rank.rank, options.secret, nonce)));
+              bytes(EncodeIdentity(options.settings, rank.rank, options.secret, nonces)));
     for (int peer = 0; peer < rank.world_size && verdict.ok(); ++peer) {
       if (peer == rank.rank) continue;
       verdict = CheckPeer(text(store.get(key("identity", peer))), peer, rank.rank, options.settings,
-                          options.secret, nonce);
+                          options.secret, nonces);
     }
     store.set(key("checked", rank.rank), bytes(verdict.ok() ? "ok" : "refused"));
     if (rank.rank == 0) {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -159,8 +160,10 @@ Failure Classify(CURLcode code, const Sink& sink) {
   }
 }
 
-// One transfer into `sink`.
-Attempt Transfer(const FetchOptions& o, Sink* sink) {
+using Clock = std::chrono::steady_clock;
+
+// One transfer into `sink`, ending within `time_left` (at least 1 ms).
+Attempt Transfer(const FetchOptions& o, std::chrono::milliseconds time_left, Sink* sink) {
   Attempt attempt;
   CURL* curl = curl_easy_init();
   if (curl == nullptr) {
@@ -179,8 +182,10 @@ Attempt Transfer(const FetchOptions& o, Sink* sink) {
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, timeout);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, kLowSpeedBytesPerSecond);
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, timeout);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS,
+                   static_cast<long>(std::max<int64_t>(1, time_left.count())));
   curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(o.max_bytes));
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "petname-fetch");
@@ -228,6 +233,7 @@ Status CheckFetchOptions(FetchOptions* o) {
   if (o->output.empty()) return Status::InvalidArgument("--output must not be empty");
   if (o->max_bytes <= 0) return Status::InvalidArgument("--max-bytes must be positive");
   if (o->timeout_seconds <= 0) return Status::InvalidArgument("--timeout must be positive");
+  if (o->deadline_seconds <= 0) return Status::InvalidArgument("--deadline must be positive");
   if (o->retries < 0 || o->retries > kMaxRetries) {
     return Status::InvalidArgument("--retries must be 0 to " + std::to_string(kMaxRetries));
   }
@@ -245,11 +251,17 @@ Status Fetch(const FetchOptions& o, int64_t* bytes) {
   if (!created.ok()) return Status::IoError(where + created.message(), created.os_error());
   Backoff backoff(o.backoff_base, o.backoff_cap, std::random_device{}());
   const int attempts = o.retries + 1;
+  const Clock::time_point deadline = Clock::now() + std::chrono::seconds(o.deadline_seconds);
+  auto time_left = [&deadline] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  };
+  const std::string deadline_reached =
+      "; --deadline " + std::to_string(o.deadline_seconds) + " s reached";
   for (int n = 1;; ++n) {
     Sink sink;
     sink.fd = temp.fd();
     sink.max_bytes = o.max_bytes;
-    const Attempt attempt = Transfer(o, &sink);
+    const Attempt attempt = Transfer(o, time_left(), &sink);
     if (attempt.failure == Failure::kNone) {
       const std::string got = sink.hash.HexDigest();
       if (got != o.sha256) {
@@ -266,9 +278,12 @@ Status Fetch(const FetchOptions& o, int64_t* bytes) {
     if (!ShouldRetry(attempt) || n >= attempts) {
       const std::string message = where + DescribeFailure(attempt, n);
       if (attempt.failure == Failure::kLocal) return Status::IoError(message, sink.write_errno);
-      return Status::Unavailable(message);
+      return Status::Unavailable(message + (time_left().count() <= 0 ? deadline_reached : ""));
     }
     const Backoff::Millis delay = backoff.Next();
+    if (time_left() <= delay) {
+      return Status::Unavailable(where + DescribeFailure(attempt, n) + deadline_reached);
+    }
     std::fprintf(stderr, "petname: warning: %s%s; attempt %d of %d in %lld ms\n", where.c_str(),
                  DescribeFailure(attempt, 1).c_str(), n + 1, attempts,
                  static_cast<long long>(delay.count()));

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""A fault-injecting HTTPS proxy in front of the real kube-apiserver (for throttle_test.sh and
-list_expired_test.sh).
+"""A fault-injecting HTTPS proxy in front of the real kube-apiserver (for throttle_test.sh,
+list_expired_test.sh and watch_errors_test.sh).
 
     fault_proxy.py --port PORT --upstream https://HOST:PORT --cert CRT --key KEY --ca CA
                    --client-cert CRT --client-key KEY --control DIR
@@ -18,7 +18,11 @@ empty one: no faults.
 Reads and watches pass, except pages of paged lists (GETs with a continue parameter) while
 DIR/page_fault holds a code, e.g. "410": the first such GET of each collection (path and
 labelSelector) is answered with it (a 410 as the API server gives for an expired continue token),
-the rest are forwarded. Every request is appended to DIR/requests.log as
+the rest are forwarded. Watches (GETs with watch=true) pass, except while DIR/watch_fault holds
+"garbage" or "drop": the first watch of each collection (path and labelSelector) for that word
+is forwarded, and once the upstream's 200 and headers are relayed the proxy sends a line that is
+not a watch event and ends the stream ("garbage"), or closes the connection in the middle of the
+chunked stream ("drop"). Every request is appended to DIR/requests.log as
     METHOD PATH UPSTREAM_CODE ANSWERED_CODE
 (UPSTREAM_CODE "-" when it was not forwarded) once it was answered (watches: once they start).
 """
@@ -28,6 +32,7 @@ import http.client
 import http.server
 import json
 import os
+import socket
 import ssl
 import threading
 import urllib.parse
@@ -58,6 +63,24 @@ def read_page_fault(control):
     except FileNotFoundError:
         return None
     return int(words[0]) if words else None
+
+
+def read_watch_fault(control):
+    try:
+        with open(os.path.join(control, "watch_fault"), encoding="utf-8") as f:
+            words = f.read().split()
+    except FileNotFoundError:
+        return None
+    return words[0] if words and words[0] in ("garbage", "drop") else None
+
+
+def watched(path):
+    """The collection a watch reads (path and labelSelector), or None for other requests."""
+    url = urllib.parse.urlsplit(path)
+    query = urllib.parse.parse_qs(url.query)
+    if query.get("watch", [""])[0] not in ("true", "1"):
+        return None
+    return url.path, tuple(query.get("labelSelector", []))
 
 
 def collection(path):
@@ -102,6 +125,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.answer_fault(*fault[:2])
                 return
             self.record(resp.status, resp.status)
+            watch_fault = self.watch_fault() if self.command == "GET" else None
+            if watch_fault is not None and resp.status == 200 and resp.chunked:
+                self.break_watch(resp, watch_fault)
+                return
             self.relay(resp)
         finally:
             upstream.close()
@@ -119,6 +146,36 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.record("-", code)
         self.answer_fault(code, None)
         return True
+
+    def watch_fault(self):
+        """The fault for this request if it is the first watch of its collection since
+        DIR/watch_fault named it, else None."""
+        what = watched(self.path)
+        fault = read_watch_fault(self.server.control) if what is not None else None
+        if fault is None:
+            return None
+        with self.server.log_lock:
+            if (what, fault) in self.server.watch_faulted:
+                return None
+            self.server.watch_faulted.add((what, fault))
+        return fault
+
+    def break_watch(self, resp, fault):
+        self.send_response(resp.status, resp.reason)
+        for k, v in resp.getheaders():
+            if k.lower() not in HOP_BY_HOP:
+                self.send_header(k, v)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        if fault == "garbage":
+            line = b"this is not a watch event\n"
+            self.wfile.write(b"%x\r\n%s\r\n0\r\n\r\n" % (len(line), line))
+        else:
+            self.wfile.write(b"40\r\n{\"type\":\"ADDED\"")  # a chunk cut short
+        self.wfile.flush()
+        self.close_connection = True
+        if fault == "drop":
+            self.connection.shutdown(socket.SHUT_RDWR)
 
     def answer_fault(self, code, retry_after):
         status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
@@ -174,6 +231,7 @@ class Proxy(http.server.ThreadingHTTPServer):
         self.log_path = os.path.join(args.control, "requests.log")
         self.log_lock = threading.Lock()
         self.paged = set()  # collections whose first paged GET was faulted
+        self.watch_faulted = set()  # (collection, fault) pairs whose first watch was faulted
 
     def connect(self):
         return http.client.HTTPSConnection(self.upstream.hostname, self.upstream.port,

@@ -1,13 +1,16 @@
 // The ProgressScraper against real sockets: a normal trainer endpoint (the HttpServer) beside
-// hostile ones (an endless /metrics, one that drips a byte every 100 ms) in one scrape round.
+// hostile ones (an endless /metrics, one that drips a byte every 100 ms) in one scrape round, and
+// beside endpoints that never answer over many rounds.
 #include "operator/progress/progress_scraper.h"
 
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <regex>
 #include <string>
@@ -27,6 +30,16 @@ void Endless(int fd, RawServer& server) {
   if (!server.Send(fd, "HTTP/1.1 200 OK\r\n\r\npetname_epochs_planned 6\n")) return;
   const std::string chunk(size_t{64} * 1024, '#');
   while (server.Send(fd, chunk)) {
+  }
+}
+
+// Reads the request and never answers; returns once the client gives up.
+void Stall(int fd, RawServer& server) {
+  if (!RawServer::ReadHead(fd)) return;
+  char c;
+  while (!server.stopping()) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 50) > 0 && recv(fd, &c, 1, 0) <= 0) return;
   }
 }
 
@@ -129,6 +142,72 @@ TEST(ProgressScraperTest, HostileEndpointsEndAtTheirBoundsAndTheNormalJobStillUp
   EXPECT_TRUE(std::regex_search(
       text, std::regex("progress of ns/drip: .*no complete answer within 3000 ms")))
       << text;
+}
+
+// Four endpoints that never answer and one healthy one, on one worker: a stalled target is read
+// again only after 1, 2, 4... skipped rounds, and after the others, so the healthy endpoint is
+// read every round and first from the second round on. Without that, every round would read all
+// four stalled endpoints (each costing the whole timeout) before or between healthy reads.
+TEST(ProgressScraperTest, StalledTargetsAreSkippedAndReadLastSoTheHealthyOneIsReadEveryRound) {
+  constexpr int kStalled = 4;
+  std::atomic<int> stalled_connections{0};
+  std::vector<std::unique_ptr<RawServer>> stalled;
+  std::vector<Target> targets;
+  std::set<std::string> keys;
+  for (int i = 0; i < kStalled; ++i) {
+    stalled.push_back(std::make_unique<RawServer>([&](int fd, RawServer& server) {
+      ++stalled_connections;
+      Stall(fd, server);
+    }));
+    targets.push_back({"ns/stalled-" + std::to_string(i), stalled.back()->url()});
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<int> stalled_seen;  // stalled connections so far, at each healthy request
+  std::unique_ptr<HttpServer> healthy;
+  ASSERT_TRUE(HttpServer::Start("127.0.0.1", 0,
+                                {{"/metrics",
+                                  [&] {
+                                    std::lock_guard<std::mutex> lock(mu);
+                                    stalled_seen.push_back(stalled_connections.load());
+                                    return HttpResponse{
+                                        200, kPrometheusContentType,
+                                        "petname_epochs_planned 100\npetname_epoch " +
+                                            std::to_string(stalled_seen.size()) + "\n"};
+                                  }}},
+                                &healthy)
+                  .ok());
+  targets.push_back(
+      {"ns/healthy", "http://127.0.0.1:" + std::to_string(healthy->port()) + "/metrics"});
+  for (const Target& t : targets) keys.insert(t.key);
+
+  ProgressStore store;
+  int healthy_stored = 0;
+  ScraperSources sources{[&] { return targets; }, [&] { return keys; },
+                         [&](const std::string& key) {
+                           std::lock_guard<std::mutex> lock(mu);
+                           if (key == "ns/healthy") ++healthy_stored;
+                           cv.notify_all();
+                         }};
+  ScrapeLimits limits;
+  limits.get.timeout = std::chrono::milliseconds(500);
+  limits.workers = 1;
+  constexpr int kRounds = 8;
+  {
+    ProgressScraper scraper(&store, sources, std::chrono::milliseconds(1), limits);
+    scraper.Start();
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(
+        cv.wait_for(lock, std::chrono::seconds(120), [&] { return healthy_stored >= kRounds; }));
+  }
+  // Round 1 reads the targets in the sources' order; the stalled ones are read again in rounds 3
+  // and 6 (after the healthy one), then not before round 11.
+  stalled_seen.resize(kRounds);
+  EXPECT_EQ(stalled_seen, (std::vector<int>{4, 4, 4, 8, 8, 8, 12, 12}));
+  api::JobStatus status;
+  store.Apply("ns/healthy", {}, &status);
+  ASSERT_TRUE(status.progress.has_value());
+  EXPECT_GE(status.progress->epoch, std::optional<int64_t>(kRounds));
 }
 
 }  // namespace

@@ -106,5 +106,49 @@ TEST(TrainerProgressTest, NotATrainerExposition) {
   EXPECT_FALSE(SampleFromExposition("").valid);
 }
 
+// Values a hostile or broken endpoint may expose: none is cast to an integer out of range (the
+// sanitizer build runs this under UBSan), and none reaches status.progress.
+TEST(TrainerProgressTest, NonFiniteAndOutOfRangeValuesAreLeftOut) {
+  for (const char* bad : {"1e300", "-1e300", "nan", "NaN", "+Inf", "-inf", "-1", "1e19"}) {
+    const std::string v = bad;
+    const Sample s =
+        SampleFromExposition("petname_epochs_planned " + v + "\npetname_epoch " + v +
+                             "\npetname_world_size " + v + "\npetname_train_samples_total " + v +
+                             "\npetname_checkpoint_last_success_timestamp_seconds " + v +
+                             "\npetname_checkpoint_failures_total{reason=\"io\"} " + v +
+                             "\npetname_goal_reached_timestamp_seconds " + v + "\n");
+    ASSERT_TRUE(s.valid) << v;
+    EXPECT_EQ(s.epochs, 0) << v;
+    EXPECT_EQ(s.epoch, 0) << v;
+    EXPECT_EQ(s.world_size, 1) << v;
+    EXPECT_EQ(s.checkpoint_unix, 0) << v;
+    EXPECT_EQ(s.checkpoint_failures, 0) << v;
+    EXPECT_EQ(s.goal_unix, 0) << v;
+    Sample prev = s;
+    prev.samples_total = 0;
+    const api::Progress p = ProgressFromSample(s, &prev, 1e-300);
+    EXPECT_EQ(p.epoch, std::optional<int64_t>(0)) << v;
+    EXPECT_FALSE(p.last_checkpoint_time.has_value()) << v;
+    EXPECT_FALSE(p.checkpoint_failures.has_value()) << v;
+    EXPECT_FALSE(p.goal_reached_time.has_value()) << v;
+    EXPECT_FALSE(p.samples_per_second.has_value() && !std::isfinite(*p.samples_per_second)) << v;
+  }
+}
+
+TEST(TrainerProgressTest, ASampleBuiltWithHugeValuesGivesNoTimes) {
+  Sample s;
+  s.valid = true;
+  s.checkpoint_unix = 1e300;
+  s.checkpoint_failures = NAN;
+  s.goal_unix = 253402300800.0;  // one second after 9999-12-31T23:59:59Z
+  const api::Progress p = ProgressFromSample(s, nullptr, 0);
+  EXPECT_FALSE(p.last_checkpoint_time.has_value());
+  EXPECT_FALSE(p.checkpoint_failures.has_value());
+  EXPECT_FALSE(p.goal_reached_time.has_value());
+  s.goal_unix = 253402300799.0;
+  EXPECT_EQ(ProgressFromSample(s, nullptr, 0).goal_reached_time,
+            std::optional<int64_t>(253402300799));
+}
+
 }  // namespace
 }  // namespace petname::progress

@@ -2,7 +2,8 @@
 # `petname fetch` against real local HTTP and HTTPS servers (serve.py; the HTTPS one with a
 # server certificate from a test CA made here with openssl): success and checksum, a wrong
 # checksum, an untrusted certificate, oversized bodies, retries after 503, an unreachable port,
-# refused schemes and redirects. After every failure the output file must not exist and no
+# a server that trickles its body (the low-speed limit, the total deadline), refused schemes and
+# redirects. After every failure the output file must not exist and no
 # temporary file may be left beside it.
 # usage: fetch_test.sh PETNAME_BIN DATA_FILE
 set -uo pipefail
@@ -150,6 +151,30 @@ check "unreachable port: exit 1" test "$rc" = 1
 check "unreachable port: host unreachable after 3 attempts" \
   error_line "host unreachable after 3 attempts"
 check "unreachable port: no output file" clean "$out"
+
+# 10 bytes/s: below the low-speed limit, so the attempt is aborted after --timeout seconds.
+out=$work/trickle/data.csv
+mkdir -p "$work/trickle"
+fetch --url "http://127.0.0.1:$http_port/trickle" --sha256 "$sum" --output "$out" --timeout 1 \
+  --retries 0
+check "trickling body, --timeout 1: exit 1" test "$rc" = 1
+check "trickling body, --timeout 1: aborted as too slow" error_line "timed out: Operation too slow"
+check "trickling body, --timeout 1: no output file" clean "$out"
+# The low-speed limit cannot fire within the deadline: the deadline ends the fetch, and no
+# further attempt starts after it although retries are left.
+fetch --url "http://127.0.0.1:$http_port/trickle" --sha256 "$sum" --output "$out" --timeout 30 \
+  --deadline 2 --retries 5
+check "trickling body, --deadline 2: exit 1" test "$rc" = 1
+check "trickling body, --deadline 2: names the deadline" error_line "; --deadline 2 s reached"
+check "trickling body, --deadline 2: the first attempt timed out" error_line "timed out: "
+check "trickling body, --deadline 2: no second attempt" \
+  bash -c '! grep -q "attempt 2" <<<"$1"' _ "$err"
+check "trickling body, --deadline 2: no output file" clean "$out"
+fetch --url "http://127.0.0.1:$http_port/data" --sha256 "$sum" --output "$out" --deadline 0
+check "--deadline 0: usage error (exit 2)" test "$rc" = 2
+check "--deadline 0: named" error_line "--deadline must be positive"
+fetch --help
+check "--help describes --deadline" grep -q -- "--deadline" "$work/stdout"
 
 out=$work/schemes/data.csv
 mkdir -p "$work/schemes"

@@ -8,11 +8,13 @@ Binds 127.0.0.1 on a free port, prints the port on stdout, then serves until kil
   /missing         404
   /claims-big      a Content-Length of 1 GiB (then a short body)
   /endless         a body without Content-Length that never ends
+  /trickle         a Content-Length of 1 MiB, then a byte every 100 ms (10 bytes/s) for ever
   /to-file         a redirect to file:///etc/passwd
 """
 import http.server
 import ssl
 import sys
+import time
 
 
 def main():
@@ -53,6 +55,17 @@ def main():
                 try:
                     while True:
                         self.wfile.write(chunk)
+                except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
+                    pass
+            elif route == "/trickle":
+                self.send_response(200)
+                self.send_header("Content-Length", str(1 << 20))
+                self.end_headers()
+                try:
+                    while True:
+                        self.wfile.write(b"z")
+                        self.wfile.flush()
+                        time.sleep(0.1)
                 except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
                     pass
             elif route == "/to-file":
