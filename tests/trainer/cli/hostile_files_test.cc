@@ -33,7 +33,7 @@ struct Ended {
   std::string output;
 };
 
-Ended Run(std::vector<std::string> args) {
+Ended RunUntilEnd(std::vector<std::string> args) {
   args.insert(args.begin(), PETNAME_BIN);
   Subprocess p(args, {});
   Ended e;
@@ -108,12 +108,12 @@ TEST_F(HostileCheckpointFilesTest, HostileNewestEpochIsSkippedOnResumeAndRefused
       const std::string refusal = fifo ? " is not a regular file (a FIFO, device or socket)"
                                        : " is a symbolic link, not a file";
 
-      Ended g = Run({"generate", "--checkpoint", bad});
+      Ended g = RunUntilEnd({"generate", "--checkpoint", bad});
       EXPECT_EQ(g.code, 1) << g.output;
       EXPECT_EQ(g.output, "petname: error: checkpoint file " + bad + "/" + file + refusal + "\n");
 
       std::vector<std::string> args = Resume(root, 3);
-      Ended t = Run(args);
+      Ended t = RunUntilEnd(args);
       EXPECT_EQ(t.code, 0) << t.output;
       EXPECT_EQ(Count(t.output,
                       "skipping damaged checkpoint: checkpoint file " + bad + "/" + file + refusal),
@@ -133,14 +133,14 @@ TEST_F(HostileCheckpointFilesTest, HostileOlderEpochNeitherHangsResumeNorCommits
     SCOPED_TRACE(fifo ? "FIFO" : "symlink to /dev/zero");
     const std::string root = CopyOfTrained(fifo ? "fifo" : "zero");
     Plant(root, "epoch-000000", "manifest.json", fifo);
-    Ended t = Run(Resume(root, 3));
+    Ended t = RunUntilEnd(Resume(root, 3));
     EXPECT_EQ(t.code, 0) << t.output;
     EXPECT_NE(t.output.find("resuming from " + root + "/epoch-000001"), std::string::npos)
         << t.output;
     EXPECT_TRUE(fs::exists(root + "/epoch-000003/manifest.json"));
     EXPECT_EQ(fs::symlink_status(root + "/epoch-000000/manifest.json").type(),
               fifo ? fs::file_type::fifo : fs::file_type::symlink);
-    Ended g = Run({"generate", "--checkpoint", root, "--count", "3"});
+    Ended g = RunUntilEnd({"generate", "--checkpoint", root, "--count", "3"});
     EXPECT_EQ(g.code, 0) << g.output;
   }
 }
@@ -153,14 +153,14 @@ TEST_F(HostileCheckpointFilesTest, SymlinkAsLatestIsReplacedNotFollowed) {
   const std::string outside = dir_.Join("outside.txt");
   std::ofstream(outside) << "untouched\n";
   fs::create_symlink("/dev/zero", root + "/latest");
-  Ended g = Run({"generate", "--checkpoint", root, "--count", "3"});
+  Ended g = RunUntilEnd({"generate", "--checkpoint", root, "--count", "3"});
   EXPECT_EQ(g.code, 0) << g.output;
-  Ended t = Run(Resume(root, 2));
+  Ended t = RunUntilEnd(Resume(root, 2));
   EXPECT_EQ(t.code, 0) << t.output;
   EXPECT_EQ(fs::symlink_status(root + "/latest").type(), fs::file_type::regular);
   fs::remove(root + "/latest");
   fs::create_symlink(outside, root + "/latest");
-  t = Run(Resume(root, 3));
+  t = RunUntilEnd(Resume(root, 3));
   EXPECT_EQ(t.code, 0) << t.output;
   EXPECT_EQ(fs::symlink_status(root + "/latest").type(), fs::file_type::regular);
   std::ifstream in(outside);
@@ -221,7 +221,9 @@ TEST_F(HostileCheckpointFilesTest, CheckpointsArePrivateEvenUnderUmask0) {
   int files = 0;
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     SCOPED_TRACE(e.path().string());
-    EXPECT_EQ(ModeOf(e.path()), e.is_directory() ? 0700u : 0600u);
+    // The exported model is for others to read (0644) where the directory lets them.
+    const bool exported = e.path().filename() == "model.safetensors";
+    EXPECT_EQ(ModeOf(e.path()), e.is_directory() ? 0700u : exported ? 0644u : 0600u);
     files += e.is_regular_file() ? 1 : 0;
   }
   EXPECT_TRUE(fs::exists(root + "/epoch-000002/names.txt"));
