@@ -1,6 +1,7 @@
 #include "common/file_util.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -82,6 +83,18 @@ Status WriteFile(const std::string& path, std::string_view contents) {
   return WriteAndClose(fd, path, contents, /*sync=*/false);
 }
 
+Status WritePrivateFile(const std::string& path, std::string_view contents) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return Errno("cannot create", path);
+  if (::fchmod(fd, 0600) != 0) {
+    Status st = Errno("cannot set the mode of", path);
+    ::close(fd);
+    ::unlink(path.c_str());
+    return st;
+  }
+  return WriteAndClose(fd, path, contents, /*sync=*/false);
+}
+
 Status WriteFileAtomically(const std::string& path, std::string_view contents) {
   namespace fs = std::filesystem;
   fs::path target(path);
@@ -89,6 +102,12 @@ Status WriteFileAtomically(const std::string& path, std::string_view contents) {
   std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
   int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
   if (fd < 0) return Errno("cannot create a temporary file in", dir.string());
+  if (::fchmod(fd, 0600) != 0) {
+    Status st = Errno("cannot set the mode of", tmpl);
+    ::close(fd);
+    ::unlink(tmpl.c_str());
+    return st;
+  }
   PETNAME_RETURN_IF_ERROR(WriteAndClose(fd, tmpl, contents, /*sync=*/true));
   if (::rename(tmpl.c_str(), path.c_str()) != 0) {
     Status st = Errno("cannot rename onto", path);

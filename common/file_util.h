@@ -8,7 +8,8 @@
 
 namespace petname {
 
-// Reads the whole file at `path` into `*out`.
+// Reads the whole file at `path` into `*out`: for files this process wrote or the kernel's
+// (/proc, /sys). Any other file is read through untrusted_file.h.
 Status ReadFile(const std::string& path, std::string* out);
 
 // Creates (or truncates) `path` and writes `contents`, without fsync or rename: for files of a
@@ -16,8 +17,15 @@ Status ReadFile(const std::string& path, std::string* out);
 // the errno (Status::os_error) here and in every function below.
 Status WriteFile(const std::string& path, std::string_view contents);
 
-// Writes `contents` to `path` atomically: a temporary file in the same directory is
-// written, fsync'ed and renamed over `path`, then the directory is fsync'ed. Readers see
+// Creates the new file `path` with mode 0600 (whatever the umask) and writes `contents`, without
+// fsync or rename: for the files of a private directory that is published as a whole. An
+// existing file or symlink at `path` is not touched (IoError EEXIST). On failure the file is
+// removed.
+Status WritePrivateFile(const std::string& path, std::string_view contents);
+
+// Writes `contents` to `path` atomically: a temporary file of mode 0600 (whatever the umask) in
+// the same directory is written, fsync'ed and renamed over `path` (a symlink there is replaced,
+// not followed), then the directory is fsync'ed. Readers see
 // either the old file or the new one, never a mix; on failure the temporary is removed.
 Status WriteFileAtomically(const std::string& path, std::string_view contents);
 

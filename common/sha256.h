@@ -38,7 +38,8 @@ bool EqualInConstantTime(std::string_view a, std::string_view b);
 // when the source fails.
 Status RandomHex(size_t bytes, std::string* hex);
 
-// Streams the file at `path` through SHA-256.
+// Streams the file at `path` through SHA-256 (a file this process trusts; untrusted files are
+// read through untrusted_file.h and hashed with Sha256Hex).
 Status Sha256File(const std::string& path, std::string* hex);
 
 }  // namespace petname

@@ -30,7 +30,19 @@ Status SaveTo(const std::string& path, const T& value) {
   } catch (const std::exception& e) {
     return Status::Internal("cannot serialise " + path + ": " + e.what());
   }
-  return WriteFile(path, bytes.str());
+  return WritePrivateFile(path, bytes.str());
+}
+
+// Deserialises the tensor file `name` of `dir` into `value` (mapped to `device`, if given),
+// reading it through ReadCheckpointFile so that only a regular file reaches LibTorch.
+template <typename T>
+Status LoadFrom(const std::string& dir, const char* name, T& value,
+                c10::optional<torch::Device> device) {
+  std::string bytes;
+  PETNAME_RETURN_IF_ERROR(ReadCheckpointFile(dir, name, kMaxCheckpointFileBytes, &bytes));
+  std::istringstream in(std::move(bytes));
+  torch::load(value, in, device);
+  return Status::Ok();
 }
 
 // The shape and type of every parameter of `model`, in registration order.
@@ -57,14 +69,14 @@ Status SaveCheckpoint(const std::string& root, const Manifest& manifest, int kee
       SaveTo(writer.FilePath("rng.pt"), at::detail::getDefaultCPUGenerator().get_state()));
   std::string names;
   for (const std::string& n : training_names) names += n + '\n';
-  PETNAME_RETURN_IF_ERROR(WriteFile(writer.FilePath("names.txt"), names));
+  PETNAME_RETURN_IF_ERROR(WritePrivateFile(writer.FilePath("names.txt"), names));
   return writer.Commit(manifest, keep);
 }
 
 Status LoadModel(const std::string& dir, model::CharLstm& model) {
   const auto want = Layout(model);
   try {
-    torch::load(model, Join(dir, "model.pt"), DeviceOf(model));
+    PETNAME_RETURN_IF_ERROR(LoadFrom(dir, "model.pt", model, DeviceOf(model)));
   } catch (const c10::Error& e) {
     return Status::Corruption("cannot load " + Join(dir, "model.pt") + ": " +
                               e.what_without_backtrace());
@@ -86,9 +98,9 @@ Status LoadTrainingState(const std::string& dir, model::CharLstm& model,
                          torch::optim::Optimizer& optimizer) {
   PETNAME_RETURN_IF_ERROR(LoadModel(dir, model));
   try {
-    torch::load(optimizer, Join(dir, "optimizer.pt"), DeviceOf(model));
+    PETNAME_RETURN_IF_ERROR(LoadFrom(dir, "optimizer.pt", optimizer, DeviceOf(model)));
     torch::Tensor rng;
-    torch::load(rng, Join(dir, "rng.pt"));
+    PETNAME_RETURN_IF_ERROR(LoadFrom(dir, "rng.pt", rng, c10::nullopt));
     at::Generator gen = at::detail::getDefaultCPUGenerator();
     std::lock_guard<std::mutex> lock(gen.mutex());
     gen.set_state(rng);
@@ -103,7 +115,7 @@ Status LoadTrainingState(const std::string& dir, model::CharLstm& model,
 
 Status ReadTrainingNames(const std::string& dir, std::vector<std::string>* names) {
   std::string text;
-  PETNAME_RETURN_IF_ERROR(ReadFile(Join(dir, "names.txt"), &text));
+  PETNAME_RETURN_IF_ERROR(ReadCheckpointFile(dir, "names.txt", kMaxCheckpointFileBytes, &text));
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) names->push_back(line);
   return Status::Ok();

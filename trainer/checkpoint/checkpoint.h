@@ -2,7 +2,9 @@
 // layout and the atomic write):
 //   model.pt      the CharLstm parameters          optimizer.pt  the Adam state
 //   rng.pt        the default CPU generator state  names.txt     distinct training names
-// Library errors (c10::Error) are turned into Status here.
+// Library errors (c10::Error) are turned into Status here. Files are written 0600 and read back
+// through ReadCheckpointFile (store.h): LibTorch deserialises bytes already read from a regular
+// file, never a path that could be a FIFO, device or symlink.
 #pragma once
 
 #include <torch/torch.h>

@@ -8,7 +8,9 @@
 #include <filesystem>
 
 #include "common/file_util.h"
+#include "common/private_dir.h"
 #include "common/sha256.h"
+#include "common/untrusted_file.h"
 #include "trainer/checkpoint/owner.h"
 
 namespace petname::checkpoint {
@@ -19,8 +21,6 @@ namespace fs = std::filesystem;
 constexpr const char* kManifest = "manifest.json";
 constexpr const char* kLatest = "latest";
 constexpr const char* kStagingPrefix = ".staging-";
-constexpr auto kReadableFile =
-    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
 
 Status FsError(const std::string& what, const std::string& path, const std::error_code& ec) {
   return Status::IoError(what + " " + path + ": " + ec.message(), ec.value());
@@ -69,18 +69,61 @@ void RecoverStaging(const std::string& root, const Owner& owner) {
   }
 }
 
-// The owner recorded in the checkpoint directory `dir`; false when its manifest is unreadable.
-bool ReadOwner(const fs::path& dir, Owner* owner) {
+// The owner recorded in the checkpoint directory `name` under `root`; false when its manifest
+// is unreadable.
+bool ReadOwner(const std::string& root, const std::string& name, Owner* owner) {
   std::string text;
   Manifest m;
-  if (!ReadFile((dir / kManifest).string(), &text).ok() || !ParseManifest(text, &m).ok()) {
+  if (!ReadCheckpointFile(root, name + "/" + kManifest, kMaxManifestBytes, &text).ok() ||
+      !ParseManifest(text, &m).ok()) {
     return false;
   }
   *owner = m.owner;
   return true;
 }
 
+// VerifyCheckpoint of the directory root/`prefix` ("" or "epoch-000003/"), reading every file
+// beneath `root` without following a symlink.
+Status Verify(const std::string& root, const std::string& prefix, Manifest* manifest) {
+  const std::string dir = prefix.empty() ? root : root + "/" + prefix.substr(0, prefix.size() - 1);
+  std::string text;
+  Status read = ReadCheckpointFile(root, prefix + kManifest, kMaxManifestBytes, &text);
+  if (read.code() == Status::Code::kNotFound) {
+    return Status::NotFound(dir + " has no " + kManifest);
+  }
+  PETNAME_RETURN_IF_ERROR(read);
+  Status st = ParseManifest(text, manifest);
+  if (!st.ok()) {
+    return st.code() == Status::Code::kCorruption
+               ? Status::Corruption(dir + ": " + st.message())
+               : Status::FailedPrecondition(dir + ": " + st.message());
+  }
+  for (const auto& [name, want] : manifest->files) {
+    std::string bytes;
+    read = ReadCheckpointFile(root, prefix + name, kMaxCheckpointFileBytes, &bytes);
+    if (read.code() == Status::Code::kNotFound) {
+      return Status::NotFound(dir + ": " + name + " is missing");
+    }
+    PETNAME_RETURN_IF_ERROR(read);
+    if (Sha256Hex(bytes) != want) {
+      return Status::Corruption(dir + ": checksum mismatch for " + name);
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+Status ReadCheckpointFile(const std::string& dir, const std::string& name, int64_t max_bytes,
+                          std::string* out) {
+  UntrustedFileRules rules;
+  rules.max_bytes = max_bytes;
+  rules.what = "checkpoint file";
+  Status st = ReadUntrustedFileIn(dir, name, rules, out);
+  // A checkpoint file that is not a regular one of a sane size is damage, not a usage error.
+  if (st.code() == Status::Code::kInvalidArgument) return Status::Corruption(st.message());
+  return st;
+}
 
 std::string EpochDirName(int64_t epoch) {
   char buf[32];
@@ -113,7 +156,10 @@ std::vector<std::string> ListCheckpoints(const std::string& root) {
   for (const auto& entry : fs::directory_iterator(root, ec)) {
     int64_t epoch = 0;
     std::string name = entry.path().filename().string();
-    if (entry.is_directory(ec) && ParseEpochDirName(name, &epoch)) found.emplace_back(epoch, name);
+    if (entry.symlink_status(ec).type() == fs::file_type::directory &&
+        ParseEpochDirName(name, &epoch)) {
+      found.emplace_back(epoch, name);
+    }
   }
   std::sort(found.begin(), found.end());
   std::vector<std::string> names;
@@ -125,7 +171,7 @@ std::vector<std::string> ListOwnedCheckpoints(const std::string& root, const Own
   std::vector<std::string> owned;
   for (std::string& name : ListCheckpoints(root)) {
     Owner have;
-    if (ReadOwner(fs::path(root) / name, &have) && BelongsTo(have, owner)) {
+    if (ReadOwner(root, name, &have) && BelongsTo(have, owner)) {
       owned.push_back(std::move(name));
     }
   }
@@ -134,9 +180,7 @@ std::vector<std::string> ListOwnedCheckpoints(const std::string& root, const Own
 
 Status CheckpointWriter::Begin(const std::string& root, int64_t epoch, CheckpointWriter* out,
                                const Owner& owner) {
-  std::error_code ec;
-  fs::create_directories(root, ec);
-  if (ec) return FsError("cannot create checkpoint directory", root, ec);
+  PETNAME_RETURN_IF_ERROR(CreatePrivateDirectory(root, "checkpoint directory"));
   RecoverStaging(root, owner);
   std::string tmpl = (fs::path(root) /
                       (kStagingPrefix + EpochDirName(epoch) + "-" + StagingTag(owner) + "-XXXXXX"))
@@ -145,10 +189,9 @@ Status CheckpointWriter::Begin(const std::string& root, int64_t epoch, Checkpoin
     return FsError("cannot create a staging directory in", root,
                    std::error_code(errno, std::generic_category()));
   }
-  // Checkpoints are meant to be read by other processes (generate, other pods).
-  constexpr auto kReadable = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                             fs::perms::others_read | fs::perms::others_exec;
-  fs::permissions(tmpl, kReadable, ec);
+  std::error_code ec;
+  fs::permissions(tmpl, fs::perms::owner_all, ec);  // mkdtemp's 0700 less the umask
+  if (ec) return FsError("cannot set the mode of", tmpl, ec);
   CheckpointWriter w;
   w.root_ = root;
   w.staging_ = tmpl;
@@ -183,20 +226,21 @@ Status CheckpointWriter::Commit(Manifest manifest, int keep) {
   std::error_code ec;
   manifest.files.clear();
   for (const auto& entry : fs::directory_iterator(staging_, ec)) {
-    std::string path = entry.path().string();
-    PETNAME_RETURN_IF_ERROR(FsyncFile(path));
-    PETNAME_RETURN_IF_ERROR(Sha256File(path, &manifest.files[entry.path().filename().string()]));
+    const std::string name = entry.path().filename().string();
+    std::string bytes;
+    PETNAME_RETURN_IF_ERROR(ReadCheckpointFile(staging_, name, kMaxCheckpointFileBytes, &bytes));
+    manifest.files[name] = Sha256Hex(bytes);
+    PETNAME_RETURN_IF_ERROR(FsyncFile(entry.path().string()));
   }
   if (ec) return FsError("cannot list", staging_, ec);
   PETNAME_RETURN_IF_ERROR(WriteFileAtomically(FilePath(kManifest), ManifestToJson(manifest)));
-  fs::permissions(FilePath(kManifest), kReadableFile, ec);
 
   const std::string name = EpochDirName(epoch_);
   const fs::path target = fs::path(root_) / name;
   const fs::path replaced = fs::path(staging_ + kReplacedSuffix);
   const bool replacing = fs::exists(target, ec);
   Owner have;
-  if (replacing && ReadOwner(target, &have) && !BelongsTo(have, owner_)) {
+  if (replacing && ReadOwner(root_, name, &have) && !BelongsTo(have, owner_)) {
     return Status::FailedPrecondition(target.string() + " belongs to " + DescribeOwner(have) +
                                       ", not to " + DescribeOwner(owner_) + "; not replaced");
   }
@@ -220,7 +264,6 @@ Status CheckpointWriter::Commit(Manifest manifest, int keep) {
     return st;
   }
   fs::remove_all(replaced, ec);
-  fs::permissions(latest, kReadableFile, ec);
   for (const std::string& old : DirsBeyondKeep(ListOwnedCheckpoints(root_, owner_), keep)) {
     fs::remove_all(fs::path(root_) / old, ec);
   }
@@ -233,24 +276,7 @@ Status CheckWritable(const std::string& root, const Owner& owner) {
 }
 
 Status VerifyCheckpoint(const std::string& dir, Manifest* manifest) {
-  std::string text;
-  const std::string manifest_path = (fs::path(dir) / kManifest).string();
-  if (!fs::exists(manifest_path)) return Status::NotFound(dir + " has no " + kManifest);
-  PETNAME_RETURN_IF_ERROR(ReadFile(manifest_path, &text));
-  Status st = ParseManifest(text, manifest);
-  if (!st.ok()) {
-    return st.code() == Status::Code::kCorruption
-               ? Status::Corruption(dir + ": " + st.message())
-               : Status::FailedPrecondition(dir + ": " + st.message());
-  }
-  for (const auto& [name, want] : manifest->files) {
-    std::string path = (fs::path(dir) / name).string();
-    std::string got;
-    if (!fs::exists(path)) return Status::NotFound(dir + ": " + name + " is missing");
-    PETNAME_RETURN_IF_ERROR(Sha256File(path, &got));
-    if (got != want) return Status::Corruption(dir + ": checksum mismatch for " + name);
-  }
-  return Status::Ok();
+  return Verify(dir, "", manifest);
 }
 
 Status FindNewestValid(const std::string& root, std::vector<std::string>* skipped, std::string* dir,
@@ -259,7 +285,7 @@ Status FindNewestValid(const std::string& root, std::vector<std::string>* skippe
   if (names.empty()) return Status::NotFound("no checkpoint in " + root);
   for (auto it = names.rbegin(); it != names.rend(); ++it) {
     std::string candidate = (fs::path(root) / *it).string();
-    Status st = VerifyCheckpoint(candidate, manifest);
+    Status st = Verify(root, *it + "/", manifest);
     if (st.ok()) {
       *dir = candidate;
       return st;

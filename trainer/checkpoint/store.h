@@ -16,8 +16,14 @@
 // between those two renames leaves no epoch-000003, and the next writer renames the moved-aside
 // copy back instead of removing it. No LibTorch here: callers write the tensor files.
 //
-// Everything read back is untrusted: directory names that are not exactly EpochDirName's are
-// ignored, and manifests are checked field by field (manifest_check.h) before use.
+// Everything read back is untrusted: directory names that are not exactly EpochDirName's, and
+// symlinks named like them, are ignored; every file is read through ReadCheckpointFile (a
+// regular file inside its directory, never a symlink, FIFO or device, of at most a cap), and
+// manifests are checked field by field (manifest_check.h) before use.
+//
+// Checkpoints are private: the root directory when created here, staging and epoch
+// directories are 0700, every file 0600, whatever the umask (common/private_dir.h). A symlink
+// at the root's own path is refused, never written through.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +35,18 @@
 
 namespace petname::checkpoint {
 
+// The largest checkpoint file read back (model.pt, optimizer.pt, rng.pt, names.txt): 1 GiB.
+inline constexpr int64_t kMaxCheckpointFileBytes = int64_t{1} << 30;
+// The largest manifest.json read back: 4 MiB.
+inline constexpr int64_t kMaxManifestBytes = int64_t{4} << 20;
+
+// Reads the file `name` (a plain relative path, e.g. "model.pt" or "epoch-000003/model.pt") of
+// the checkpoint directory `dir` as untrusted input (common/untrusted_file.h) of at most
+// `max_bytes`: NotFound when it is missing, Corruption when it is a symlink, FIFO, device,
+// directory or too large, IoError when the OS refuses.
+Status ReadCheckpointFile(const std::string& dir, const std::string& name, int64_t max_bytes,
+                          std::string* out);
+
 // "epoch-000003" for 3.
 std::string EpochDirName(int64_t epoch);
 
@@ -38,15 +56,17 @@ bool ParseEpochDirName(const std::string& name, int64_t* epoch);
 // Given checkpoint directory names ordered oldest first, those to delete to keep `keep`.
 std::vector<std::string> DirsBeyondKeep(const std::vector<std::string>& oldest_first, int keep);
 
-// Epoch directory names under `root`, oldest first (empty when root does not exist).
+// Epoch directory names under `root`, oldest first (empty when root does not exist); symlinks
+// are not checkpoints.
 std::vector<std::string> ListCheckpoints(const std::string& root);
 
 // Stages one checkpoint. Destroying a writer that was not committed removes its staging
 // directory, so a failed save leaves nothing behind.
 class CheckpointWriter {
  public:
-  // Creates `root` (with parents) and a fresh staging directory for `epoch` of `owner` inside
-  // it, after removing the owner's stale ones.
+  // Creates `root` (with parents; CreatePrivateDirectory: FailedPrecondition when `root` is a
+  // symlink) and a fresh staging directory for `epoch` of `owner` inside it, after removing the
+  // owner's stale ones.
   static Status Begin(const std::string& root, int64_t epoch, CheckpointWriter* out,
                       const Owner& owner = Owner{});
 
@@ -85,13 +105,14 @@ Status CheckWritable(const std::string& root, const Owner& owner = Owner{});
 std::vector<std::string> ListOwnedCheckpoints(const std::string& root, const Owner& owner);
 
 // Reads manifest.json of the checkpoint directory `dir` and verifies the sha256 of every
-// file it lists. Corruption/NotFound for a damaged checkpoint, FailedPrecondition for
-// another format version.
+// file it lists. Corruption/NotFound for a damaged checkpoint (a file that is not a regular one
+// included, ReadCheckpointFile), FailedPrecondition for another format version.
 Status VerifyCheckpoint(const std::string& dir, Manifest* manifest);
 
-// The newest checkpoint under `root` that verifies. Damaged newer ones are skipped and
-// described in `*skipped`. NotFound when root has no checkpoint; Corruption when none
-// verifies; FailedPrecondition (no fallback) when the newest is from another format version.
+// The newest checkpoint under `root` that verifies. Damaged newer ones (a hostile file among
+// them: a FIFO or symlink as manifest or tensor) are skipped and described in `*skipped`. NotFound
+// when root has no checkpoint; Corruption when none verifies; FailedPrecondition (no fallback) when
+// the newest is from another format version.
 Status FindNewestValid(const std::string& root, std::vector<std::string>* skipped, std::string* dir,
                        Manifest* manifest);
 

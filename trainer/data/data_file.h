@@ -1,7 +1,8 @@
 // Reading the training data file as untrusted input: it must be a regular file (after
 // following symlinks) of at most a given size, so that a FIFO (which would block forever), a
 // device such as /dev/zero (which never ends) or an oversized file is refused with one message
-// instead of hanging the trainer or exhausting its memory.
+// instead of hanging the trainer or exhausting its memory (read through
+// common/untrusted_file.h, messages naming it "data path P").
 //
 // A gzip-compressed file (recognised by its first bytes, gzip.h, not by its name) is
 // decompressed transparently; the size cap bounds the decompressed contents as well as the

@@ -6,10 +6,11 @@
 // loading, a rendezvous whose peers never come, c10d's own waits). A trainer that is PID 1 of
 // its container therefore stops within the grace period instead of ignoring the signal.
 //
-// Once the ranks have met (train.cc installs InstallStopHandler right after the rendezvous),
-// SIGTERM only raises a flag. The loop agrees on it with all ranks at the next step boundary
-// (GradSync carries it with the gradients), rank 0 writes a checkpoint, and every rank exits
-// with kExitPreempted, which the operator's restart policy treats as retryable.
+// Once the ranks have met and the checkpoint to resume from and the metrics log are read
+// (train.cc installs InstallStopHandler then, before the training loop), SIGTERM only raises a
+// flag. The loop agrees on it with all ranks at the next step boundary (GradSync carries it
+// with the gradients), rank 0 writes a checkpoint, and every rank exits with kExitPreempted,
+// which the operator's restart policy treats as retryable.
 #pragma once
 
 namespace petname::dist {

@@ -7,11 +7,23 @@
 #include <sstream>
 
 #include "common/file_util.h"
+#include "common/untrusted_file.h"
 
 namespace petname::metrics {
 namespace {
 
 using nlohmann::json;
+
+// Reads the metrics log at `path` as untrusted input: a regular file (not a symlink) of at most
+// 256 MiB, so that a FIFO or device planted in a checkpoint directory cannot hang a resume.
+Status ReadLogFile(const std::string& path, std::string* out) {
+  const std::filesystem::path p(path);
+  UntrustedFileRules rules;
+  rules.max_bytes = int64_t{256} << 20;
+  rules.what = "metrics log";
+  const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  return ReadUntrustedFileIn(dir, p.filename().string(), rules, out);
+}
 
 json Number(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
 
@@ -82,7 +94,7 @@ Status ParseMetricsLog(const std::string& text, std::vector<EpochRecord>* out) {
 
 Status AppendEpochRecord(const std::string& path, const EpochRecord& record) {
   std::string contents;
-  if (std::filesystem::exists(path)) PETNAME_RETURN_IF_ERROR(ReadFile(path, &contents));
+  if (std::filesystem::exists(path)) PETNAME_RETURN_IF_ERROR(ReadLogFile(path, &contents));
   if (!contents.empty() && contents.back() != '\n') contents += '\n';
   contents += ToJsonLine(record) + "\n";
   return WriteFileAtomically(path, contents);
@@ -91,7 +103,7 @@ Status AppendEpochRecord(const std::string& path, const EpochRecord& record) {
 Status ReadMetricsLog(const std::string& path, std::vector<EpochRecord>* out) {
   if (!std::filesystem::exists(path)) return Status::NotFound(path + " does not exist");
   std::string text;
-  PETNAME_RETURN_IF_ERROR(ReadFile(path, &text));
+  PETNAME_RETURN_IF_ERROR(ReadLogFile(path, &text));
   Status status = ParseMetricsLog(text, out);
   if (!status.ok()) return Status::Corruption(path + " " + status.message());
   return status;

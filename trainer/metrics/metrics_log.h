@@ -46,7 +46,8 @@ Status ParseMetricsLog(const std::string& text, std::vector<EpochRecord>* out);
 // never a torn line.
 Status AppendEpochRecord(const std::string& path, const EpochRecord& record);
 
-// Reads and parses the metrics.jsonl at `path`.
+// Reads and parses the metrics.jsonl at `path`: a regular file of at most 256 MiB, not a
+// symlink (common/untrusted_file.h; InvalidArgument for anything else).
 Status ReadMetricsLog(const std::string& path, std::vector<EpochRecord>* out);
 
 // What a run that resumes after `resumed_epoch` carries over from the metrics.jsonl at

@@ -3,7 +3,9 @@
 #include <filesystem>
 
 #include "common/file_util.h"
+#include "common/untrusted_file.h"
 #include "trainer/checkpoint/manifest.h"
+#include "trainer/checkpoint/store.h"
 #include "trainer/metrics/metrics_log.h"
 #include "trainer/report/loss_report.h"
 #include "trainer/report/sweep_report.h"
@@ -32,7 +34,9 @@ bool NewestManifest(const fs::path& trial_dir, checkpoint::Manifest* out) {
   std::sort(epochs.rbegin(), epochs.rend());  // zero-padded: the newest sorts last
   for (const fs::path& dir : epochs) {
     std::string text;
-    if (ReadFile((dir / "manifest.json").string(), &text).ok() &&
+    if (checkpoint::ReadCheckpointFile(dir.string(), "manifest.json", checkpoint::kMaxManifestBytes,
+                                       &text)
+            .ok() &&
         checkpoint::ParseManifest(text, out).ok()) {
       return true;
     }
@@ -72,7 +76,10 @@ Status LoadSweep(const std::string& dir, sweep::SweepStatus* out) {
   const fs::path status_path = root / sweep::kSweepStatusName;
   if (fs::exists(status_path)) {
     std::string text;
-    PETNAME_RETURN_IF_ERROR(ReadFile(status_path.string(), &text));
+    UntrustedFileRules rules;
+    rules.max_bytes = int64_t{64} << 20;
+    rules.what = "sweep status";
+    PETNAME_RETURN_IF_ERROR(ReadUntrustedFileIn(dir, sweep::kSweepStatusName, rules, &text));
     const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded()) return Status::Corruption(status_path.string() + " is not JSON");
     return sweep::SweepStatusFromJson(j, out);

@@ -16,6 +16,7 @@
 
 #include "common/file_util.h"
 #include "common/sweep/expand.h"
+#include "common/untrusted_file.h"
 #include "trainer/launch/child.h"
 #include "trainer/launch/cpu_budget.h"
 #include "trainer/metrics/metrics_log.h"
@@ -54,6 +55,15 @@ class StopSignals {
   static constexpr int kSignals[2] = {SIGINT, SIGTERM};
   struct sigaction old_[2] = {};
 };
+
+// How the sweep's own files (a trial's log, sweep.json) are read back: they live in a
+// directory others may write to, so as untrusted files of at most 64 MiB.
+UntrustedFileRules SweepFileRules() {
+  UntrustedFileRules rules;
+  rules.max_bytes = int64_t{64} << 20;
+  rules.what = "sweep file";
+  return rules;
+}
 
 double UnixNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -112,7 +122,7 @@ std::string Fixed(double value, int digits) {
 // The last non-empty line of the trial's log, for a failed trial's message.
 std::string LastLogLine(const Slot& s) {
   std::string text;
-  if (!ReadFile((fs::path(s.dir) / kTrialLogName).string(), &text).ok()) return "";
+  if (!ReadUntrustedFileIn(s.dir, kTrialLogName, SweepFileRules(), &text).ok()) return "";
   std::istringstream in(text);
   std::string last;
   for (std::string line; std::getline(in, line);) {
@@ -320,7 +330,7 @@ Status Prepare(const SweepRunOptions& o, Context* c) {
 void AdoptFinished(Context* c) {
   SweepStatus old;
   std::string text;
-  if (ReadFile((fs::path(c->dir) / kSweepStatusName).string(), &text).ok()) {
+  if (ReadUntrustedFileIn(c->dir, kSweepStatusName, SweepFileRules(), &text).ok()) {
     const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (!j.is_discarded()) (void)SweepStatusFromJson(j, &old);
   }

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "common/file_util.h"
+#include "common/untrusted_file.h"
 
 namespace petname::sweep {
 namespace {
@@ -86,7 +86,10 @@ Status ParseSweepFile(const std::string& text, const std::string& stem, SweepFil
 
 Status ReadSweepFile(const std::string& path, SweepFile* out) {
   std::string text;
-  Status read = ReadFile(path, &text);
+  UntrustedFileRules rules;
+  rules.max_bytes = int64_t{16} << 20;
+  rules.what = "sweep file";
+  Status read = ReadUntrustedFile(path, rules, &text);
   if (!read.ok()) return Status::InvalidArgument("--config: " + read.message());
   return ParseSweepFile(text, std::filesystem::path(path).stem().string(), out);
 }

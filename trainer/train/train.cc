@@ -194,7 +194,6 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
   dist::CommOptions comm_options = o.comm;
   comm_options.settings = RankSettings(data, o);
   PETNAME_RETURN_IF_ERROR(dist::Communicator::Connect(o.rank, comm_options, &comm));
-  dist::InstallStopHandler();
 
   torch::manual_seed(o.seed);
   model::ModelOptions model_options;
@@ -218,6 +217,9 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
   PETNAME_RETURN_IF_ERROR(recorder.Start(manifest.epoch, o.rank.world_size,
                                          o.comm.backend == dist::Backend::kNccl ? "nccl" : "gloo",
                                          /*write_log=*/lead));
+  // Until the checkpoint and the metrics log are read, SIGTERM still ends the process at once
+  // (no file may keep it from stopping); from here on it is a request agreed at a step boundary.
+  dist::InstallStopHandler();
 
   const int window = data.options.window;
   const torch::Tensor train_x = ToTensor(data.train.inputs, data.train.count, window).to(device);

@@ -62,7 +62,7 @@ TEST(BadInputTest, DataThatIsNotARegularFileOrTooLarge) {
   capped.insert(capped.end(), {"--max-data-bytes", "1000"});
   const std::string size = std::to_string(fs::file_size(PETNAME_TEST_DATA));
   ExpectOneLineError(RunPetname(capped), 2,
-                     std::string("data file ") + PETNAME_TEST_DATA + " has " + size +
+                     std::string("data path ") + PETNAME_TEST_DATA + " has " + size +
                          " bytes, more than --max-data-bytes 1000");
   capped.back() = "0";
   ExpectOneLineError(RunPetname(capped), 2, "--max-data-bytes must be positive");
