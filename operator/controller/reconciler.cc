@@ -82,7 +82,11 @@ Reconciler::Reconciler(kube::RestClient* client, Caches caches, kube::EventRecor
 Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   *requeue_after = 0;
   Json obj;
-  if (!caches_.jobs->Get(key, &obj)) return Status::Ok();  // deleted: the GC removes the rest
+  if (!caches_.jobs->Get(key, &obj)) {  // deleted: the GC removes the rest
+    std::lock_guard<std::mutex> lock(secrets_mu_);
+    created_secrets_.erase(key);
+    return Status::Ok();
+  }
   api::Job job;
   Status parsed = api::JobFromJson(obj, &job);
   if (!parsed.ok()) {
@@ -232,11 +236,12 @@ Status Reconciler::Create(const api::Job& job, const Json& obj, bool pods_exist)
   PETNAME_RETURN_IF_ERROR(client_->Do("POST", path, &obj, &resp));
   if (resp.code == 201 || resp.code == 200) {
     ++creates_;
+    if (kind == "Secret") RememberSecret(job);
     spdlog::debug("{}/{}: created {} {}", job.ns, job.name, kind, kube::Name(obj));
     return Status::Ok();
   }
   if (resp.code == 409 && kind == "Secret") {
-    if (pods_exist) return Status::Ok();
+    if (pods_exist || CreatedSecret(job)) return Status::Ok();
     return ReplaceSecret(job, path, kube::Name(obj));
   }
   if (resp.code == 409) {  // exists: ours (the cache lags) or someone else's
@@ -255,6 +260,17 @@ Status Reconciler::Create(const api::Job& job, const Json& obj, bool pods_exist)
     events_->Record(job.object, "Warning", "FailedCreate", failure);
   }
   return Status::Unavailable(failure);
+}
+
+bool Reconciler::CreatedSecret(const api::Job& job) {
+  std::lock_guard<std::mutex> lock(secrets_mu_);
+  auto it = created_secrets_.find(kube::Key(job.ns, job.name));
+  return it != created_secrets_.end() && it->second == job.uid;
+}
+
+void Reconciler::RememberSecret(const api::Job& job) {
+  std::lock_guard<std::mutex> lock(secrets_mu_);
+  created_secrets_[kube::Key(job.ns, job.name)] = job.uid;
 }
 
 Status Reconciler::ReplaceSecret(const api::Job& job, const std::string& path,

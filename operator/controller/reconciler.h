@@ -15,9 +15,11 @@
 // timeout) falls due. An object that already exists is adopted only when this job controls it; a
 // foreign one is left alone. The operator never reads Secrets: the rendezvous Secret
 // (RendezvousSecret, desired.h) is created before the pods; when it exists already (409) it is
-// the job's own while a pod of the job exists (pods are created only after it), and otherwise,
-// since it is not known who made it and knows its value, it is deleted and created afresh on the
-// next pass (a Normal event RendezvousSecretReplaced says so). A
+// the job's own if this process created it for the job (remembered until the job is gone: the
+// pod cache may not show the pods just created yet) or a pod of the job exists (pods are created
+// only after it; after an operator restart the caches have synced). Otherwise, since it is not
+// known who made it and knows its value, it is deleted and created afresh on the next pass (a
+// Normal event RendezvousSecretReplaced says so). A
 // create the API server refuses as invalid (422, e.g. a bad spec.template field) or forbidden
 // (403, e.g. by Pod Security admission or a ResourceQuota) is also recorded as a Warning event
 // FailedCreate on the job, with the server's message. With --kueue, a job in a queue is first
@@ -27,6 +29,8 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -86,6 +90,9 @@ class Reconciler {
   // The rendezvous Secret exists (409) and no pod of the job does: deletes it, so that the next
   // pass creates a fresh one, and returns FailedPrecondition.
   Status ReplaceSecret(const api::Job& job, const std::string& path, const std::string& name);
+  // Whether this process created the rendezvous Secret of `job`; Remember records that it did.
+  bool CreatedSecret(const api::Job& job);
+  void RememberSecret(const api::Job& job);
   Status DeletePod(const api::Job& job, const std::string& name);
   Status WriteStatus(const api::Job& job, const api::JobStatus& status);
   Status ObservePodGroup(const api::Job& job, PodGroupState* state,
@@ -100,6 +107,9 @@ class Reconciler {
   const NetworkPolicyOptions policy_;
   const QueueSync queue_sync_;
   std::atomic<int64_t> creates_{0};
+  // Job key -> uid of each job whose rendezvous Secret this process created.
+  std::mutex secrets_mu_;
+  std::map<std::string, std::string> created_secrets_;
 };
 
 // "HTTP 422: <the server's message>" for logs and events.
