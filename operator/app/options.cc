@@ -55,6 +55,12 @@ void AddOptions(CLI::App* app, Options* o) {
   app->add_option("--progress-max-bytes", o->progress_max_bytes,
                   "the largest /metrics body the operator reads; a larger one is not read")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  app->add_flag("--network-policy,!--no-network-policy", o->network_policy,
+                "create a NetworkPolicy per job that admits only the job's own pods, and the "
+                "--network-policy-metrics-from peers to its metrics ports (default: on)");
+  app->add_option("--network-policy-metrics-from", o->network_policy_metrics_from,
+                  "JSON list of NetworkPolicyPeers that may reach the rank pods' metrics ports "
+                  "(the operator's pods, Prometheus; default [] : only the job's own pods)");
 }
 
 Status LeaderElection(const Options& o, const Surroundings& where,
@@ -115,6 +121,19 @@ Status ResolveOptions(const Options& options, const Surroundings& where, Setting
   }
   out->progress_limits.get.max_body_bytes = static_cast<size_t>(options.progress_max_bytes);
   if (options.leader_elect) PETNAME_RETURN_IF_ERROR(LeaderElection(options, where, &out->election));
+  out->network_policy.enabled = options.network_policy;
+  const nlohmann::json peers = nlohmann::json::parse(options.network_policy_metrics_from, nullptr,
+                                                     /*allow_exceptions=*/false);
+  const bool objects =
+      peers.is_array() && std::all_of(peers.begin(), peers.end(),
+                                      [](const auto& p) { return p.is_object() && !p.empty(); });
+  if (!objects) {
+    return Status::InvalidArgument(
+        "--network-policy-metrics-from must be a JSON list of NetworkPolicyPeer objects (e.g. "
+        "[{\"namespaceSelector\": {...}, \"podSelector\": {...}}]), not '" +
+        options.network_policy_metrics_from + "'");
+  }
+  out->network_policy.metrics_from = peers;
   return Status::Ok();
 }
 

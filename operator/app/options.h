@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "operator/controller/network_policy.h"
 #include "operator/controller/sweep_desired.h"
 #include "operator/kube/leader_election.h"
 #include "operator/logging/logging.h"
@@ -43,6 +44,11 @@ struct Options {
   std::string progress_timeout;  // "": progress::ScrapeLimits' default
   bool kueue = false;  // jobs labelled kueue.x-k8s.io/queue-name wait for Kueue's admission
   int64_t progress_max_bytes = static_cast<int64_t>(progress::ScrapeLimits{}.get.max_body_bytes);
+  // A NetworkPolicy per job (controller/network_policy.h); --no-network-policy turns it off.
+  bool network_policy = true;
+  // The NetworkPolicyPeers admitted to the rank pods' metrics ports, as a JSON list (the chart
+  // passes the operator's pods and Prometheus); "[]": only the job's own pods.
+  std::string network_policy_metrics_from = "[]";
 };
 
 // Parses the command line into *options. Returns the exit code when the process should stop
@@ -63,11 +69,13 @@ struct Settings {
   std::chrono::milliseconds progress_interval{0};  // 0: no progress scraping
   progress::ScrapeLimits progress_limits;          // its timeout at most progress_interval
   kube::LeaderElectionConfig election;             // with --leader-elect only
+  controller::NetworkPolicyOptions network_policy;
 };
 
-// InvalidArgument (a usage error, exit 2) naming the bad --progress-interval, --progress-timeout
-// or leader-election setting. The Lease's namespace is --leader-elect-namespace, else the pod's,
-// else --namespace; outside a cluster and watching all namespaces there is none.
+// InvalidArgument (a usage error, exit 2) naming the bad --progress-interval, --progress-timeout,
+// --network-policy-metrics-from (not a JSON list of objects) or leader-election setting. The
+// Lease's namespace is --leader-elect-namespace, else the pod's, else --namespace; outside a
+// cluster and watching all namespaces there is none.
 Status ResolveOptions(const Options& options, const Surroundings& where, Settings* out);
 
 }  // namespace petname::app

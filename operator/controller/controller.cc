@@ -26,6 +26,11 @@ Controller::Controller(kube::RestClient* client, ControllerOptions options)
       client_, CorePath(options_.ns, "Service"), selector,
       [this](const nlohmann::json& o) { Enqueue(o, false); }, kube::DropSpec);
   if (options_.kueue) WatchWorkloads(selector);
+  if (options_.network_policy.enabled) {
+    network_policies_ = std::make_unique<kube::Informer>(
+        client_, NetworkPoliciesPath(options_.ns), selector,
+        [this](const nlohmann::json& o) { Enqueue(o, false); }, kube::DropSpec);
+  }
   ReconcileHooks hooks;
   hooks.progress = options_.progress;
   if (options_.metrics != nullptr) {
@@ -35,8 +40,9 @@ Controller::Controller(kube::RestClient* client, ControllerOptions options)
     };
   }
   reconciler_ = std::make_unique<Reconciler>(
-      client_, Caches{jobs_.get(), pods_.get(), services_.get(), workloads_.get()}, &events_,
-      std::move(hooks), options_.kueue);
+      client_,
+      Caches{jobs_.get(), pods_.get(), services_.get(), network_policies_.get(), workloads_.get()},
+      &events_, std::move(hooks), options_.kueue, options_.network_policy);
 }
 
 void Controller::WatchWorkloads(const std::string& selector) {
@@ -59,6 +65,7 @@ void Controller::WatchWorkloads(const std::string& selector) {
 std::vector<kube::Informer*> Controller::Informers() const {
   std::vector<kube::Informer*> all = {jobs_.get(), pods_.get(), services_.get()};
   if (workloads_) all.push_back(workloads_.get());
+  if (network_policies_) all.push_back(network_policies_.get());
   return all;
 }
 

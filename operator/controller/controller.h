@@ -34,6 +34,9 @@ struct ControllerOptions {
   // --kueue: jobs in a Kueue queue wait for admission (queue_admission.h); their Workloads are
   // watched (labelled like the pods) when kueue.x-k8s.io/v1beta2 is served at start.
   bool kueue = false;
+  // --network-policy: a NetworkPolicy per job (network_policy.h); its objects are watched
+  // (labelled like the pods) only then.
+  NetworkPolicyOptions network_policy;
 };
 
 class Controller {
@@ -75,7 +78,8 @@ class Controller {
   std::unique_ptr<kube::Informer> jobs_;
   std::unique_ptr<kube::Informer> pods_;
   std::unique_ptr<kube::Informer> services_;
-  std::unique_ptr<kube::Informer> workloads_;  // null without --kueue or Kueue's API
+  std::unique_ptr<kube::Informer> workloads_;         // null without --kueue or Kueue's API
+  std::unique_ptr<kube::Informer> network_policies_;  // null without --network-policy
   kube::EventRecorder events_;
   std::unique_ptr<Reconciler> reconciler_;
   std::vector<std::thread> threads_;

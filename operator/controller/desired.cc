@@ -328,10 +328,16 @@ int PodGeneration(const Json& pod) {
   return api::LabelNumber(kube::Label(pod, api::kRestartGenerationLabel), 0);
 }
 
-DesiredState Desired(const api::Job& job, PodAction action) {
+DesiredState Desired(const api::Job& job, PodAction action, const NetworkPolicyOptions& policy) {
   DesiredState d;
   d.action = action;
   d.services.push_back(Service(job));
+  if (policy.enabled) {
+    d.network_policies.push_back({{"apiVersion", "networking.k8s.io/v1"},
+                                  {"kind", "NetworkPolicy"},
+                                  {"metadata", Metadata(job, job.name, -1)},
+                                  {"spec", NetworkPolicySpec(job, policy.metrics_from)}});
+  }
   if (job.spec.gang_enabled && action == PodAction::kRun) d.pod_groups.push_back(PodGroup(job));
   if (action != PodAction::kRun) return d;
   for (int index = 0; index < job.spec.replicas; ++index) d.pods.push_back(Pod(job, index));
@@ -341,6 +347,7 @@ DesiredState Desired(const api::Job& job, PodAction action) {
 Actions Diff(const api::Job& job, const DesiredState& desired, const Observed& observed) {
   Actions out;
   for (const Json& s : desired.services) Place(job, s, observed.services, &out);
+  for (const Json& n : desired.network_policies) Place(job, n, observed.network_policies, &out);
   for (const Json& g : desired.pod_groups) Place(job, g, observed.pod_groups, &out);
   const int generation = job.status.restarts;
   std::set<std::string> wanted;

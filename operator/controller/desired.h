@@ -33,7 +33,9 @@
 //    the trainer container's extra env, envFrom and volumeMounts (trainer_template.h), never
 //    overriding what the operator sets;
 //  - with scheduling.gang.enabled, the PodGroup (gang.h; minMember counts pods) and the pods'
-//    gang labels.
+//    gang labels;
+//  - with NetworkPolicyOptions.enabled (the operator's --network-policy, on by default), the
+//    NetworkPolicy J (network_policy.h).
 // Which pods exist is decided by ComputeStatus (job_status.h) as a PodAction.
 #pragma once
 
@@ -44,17 +46,19 @@
 
 #include "common/status.h"
 #include "operator/api/job.h"
+#include "operator/controller/network_policy.h"
 
 namespace petname::controller {
 
 using Json = nlohmann::json;
 
-// The job's pods and services as the informers see them (selected by petname.dev/job-name; may
-// include objects other owners made with the same labels).
+// The job's pods, services and network policies as the informers see them (selected by
+// petname.dev/job-name; may include objects other owners made with the same labels).
 struct Observed {
   std::vector<Json> pods;
   std::vector<Json> services;
   std::vector<Json> pod_groups;  // the job's PodGroup when it exists
+  std::vector<Json> network_policies;
 };
 
 // The trainer container's securityContext: no privilege escalation, every capability dropped,
@@ -73,6 +77,7 @@ enum class PodAction {
 
 struct DesiredState {
   std::vector<Json> services;
+  std::vector<Json> network_policies;
   std::vector<Json> pod_groups;  // created before the pods
   std::vector<Json> pods;
   PodAction action = PodAction::kRun;
@@ -101,7 +106,7 @@ std::vector<std::string> TrainArgs(const api::Job& job);
 // controlled by the job, so it is deleted with it. Its ranks read it as
 // PETNAME_RENDEZVOUS_SECRET and sign what they exchange at rendezvous with it
 // (trainer/distributed/peer_check.h). The reconciler creates it, with a fresh random value,
-// before the job's pods; one that exists and is not the job's is refused.
+// before the job's pods; one that exists while the job has no pods is replaced (reconciler.h).
 Json RendezvousSecret(const api::Job& job, const std::string& value);
 std::string RendezvousSecretName(const std::string& job);
 
@@ -112,11 +117,12 @@ Status CheckPodTemplate(const api::Job& job);
 // The restart generation of a pod (its label; 0 when absent).
 int PodGeneration(const Json& pod);
 
-// Pure: depends only on the job (spec, status.restarts) and `action`.
-DesiredState Desired(const api::Job& job, PodAction action = PodAction::kRun);
+// Pure: depends only on the job (spec, status.restarts), `action` and `policy`.
+DesiredState Desired(const api::Job& job, PodAction action = PodAction::kRun,
+                     const NetworkPolicyOptions& policy = {});
 
 struct Actions {
-  std::vector<Json> create;              // services, pod groups, then pods in rank order
+  std::vector<Json> create;  // services, network policies, pod groups, then pods in rank order
   std::vector<std::string> delete_pods;  // controlled pods not desired (or of another generation)
   std::vector<std::string> conflicts;    // desired names held by objects this job does not own
 };

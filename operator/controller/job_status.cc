@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "operator/api/conditions.h"
+#include "operator/api/reserved_env.h"
 #include "operator/controller/job_events.h"
 #include "operator/controller/job_outputs.h"
 #include "operator/controller/pod_failure.h"
@@ -293,6 +294,10 @@ void Decider::Run(const std::vector<api::ObservedPod>& owned) {
   const api::JobPhase previous = status_.phase;
   if (api::IsFinished(previous)) {
     AfterFinish();
+    return;
+  }
+  if (const Status env = api::CheckSpecEnv(spec_.env); !env.ok()) {
+    Finish(false, "InvalidSpec", env.message());
     return;
   }
   if (const Status valid = CheckPodTemplate(job_); !valid.ok()) {

@@ -11,8 +11,9 @@
 // status.active, ready, succeeded and failed count pods; status.ranks is the world size
 // (replicas x api::ProcessesPerPod), so a pod of P processes is one pod and P ranks.
 //
-//  - A pod template that sets what the operator owns (CheckPodTemplate, desired.h): Failed,
-//    reason InvalidSpec, the conflicts as message; no rank pod is created.
+//  - A spec.env entry with a name the operator sets (api::CheckSpecEnv: a job stored before the
+//    CRD's rule) or a pod template that sets what the operator owns (CheckPodTemplate,
+//    desired.h): Failed, reason InvalidSpec, the conflicts as message; no rank pod is created.
 //  - A failed rank (pod_failure.h) that the restart policy does not retry: Failed, reason
 //    RankFailed. A retryable one with status.restarts >= backoffLimit: Failed, reason
 //    BackoffLimitExceeded. Otherwise a gang restart: restarts+1, lastRestartTime=now, phase and

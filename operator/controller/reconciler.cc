@@ -70,18 +70,23 @@ std::string JobsPath(const std::string& ns) {
 }
 
 Reconciler::Reconciler(kube::RestClient* client, Caches caches, kube::EventRecorder* events,
-                       ReconcileHooks hooks, bool kueue)
+                       ReconcileHooks hooks, bool kueue, NetworkPolicyOptions policy)
     : client_(client),
       caches_(caches),
       events_(events),
       hooks_(std::move(hooks)),
       kueue_(kueue),
+      policy_(std::move(policy)),
       queue_sync_(client, caches.workloads, events) {}
 
 Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   *requeue_after = 0;
   Json obj;
-  if (!caches_.jobs->Get(key, &obj)) return Status::Ok();  // deleted: the GC removes the rest
+  if (!caches_.jobs->Get(key, &obj)) {  // deleted: the GC removes the rest
+    std::lock_guard<std::mutex> lock(secrets_mu_);
+    created_secrets_.erase(key);
+    return Status::Ok();
+  }
   api::Job job;
   Status parsed = api::JobFromJson(obj, &job);
   if (!parsed.ok()) {
@@ -91,7 +96,10 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   auto mine = [&](const Json& o) {
     return kube::Namespace(o) == job.ns && kube::Label(o, api::kJobNameLabel) == job.name;
   };
-  Observed observed{caches_.pods->List(mine), caches_.services->List(mine), {}};
+  Observed observed{caches_.pods->List(mine), caches_.services->List(mine), {}, {}};
+  if (caches_.network_policies != nullptr) {
+    observed.network_policies = caches_.network_policies->List(mine);
+  }
   PodGroupState group = PodGroupState::kNotWanted;
   if (job.spec.gang_enabled) {
     PETNAME_RETURN_IF_ERROR(ObservePodGroup(job, &group, &observed.pod_groups));
@@ -131,18 +139,18 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   }
   job.status = plan.status;
 
-  Actions actions = Diff(job, Desired(job, plan.pods), observed);
+  Actions actions = Diff(job, Desired(job, plan.pods, policy_), observed);
   const bool creates_pods = std::any_of(actions.create.begin(), actions.create.end(),
                                         [](const Json& o) { return o.value("kind", "") == "Pod"; });
   if (creates_pods && queue.wanted) {  // the flavor only matters to pods not created yet
     PETNAME_RETURN_IF_ERROR(queue_sync_.ApplyFlavors(queue, &job));
-    actions = Diff(job, Desired(job, plan.pods), observed);
+    actions = Diff(job, Desired(job, plan.pods, policy_), observed);
   }
   for (const std::string& name : actions.conflicts) {
     spdlog::warn("{}: {} exists and is not controlled by this job; leaving it alone", key, name);
   }
   PETNAME_RETURN_IF_ERROR(WithRendezvousSecret(job, &actions.create));
-  Status acted = CreateAll(job, actions.create);
+  Status acted = CreateAll(job, actions.create, !owned.empty());
   for (const std::string& name : actions.delete_pods) {
     Status s = DeletePod(job, name);
     if (acted.ok()) acted = s;
@@ -184,7 +192,8 @@ Status Reconciler::DeleteJob(const api::Job& job) {
   return Status::Unavailable("delete job " + job.name + ": " + ApiMessage(resp));
 }
 
-Status Reconciler::CreateAll(const api::Job& job, const std::vector<Json>& objects) {
+Status Reconciler::CreateAll(const api::Job& job, const std::vector<Json>& objects,
+                             bool pods_exist) {
   std::mutex mu;
   std::condition_variable done;
   size_t running = 0;
@@ -202,7 +211,7 @@ Status Reconciler::CreateAll(const api::Job& job, const std::vector<Json>& objec
       tasks.push_back(
           std::async(std::launch::async, [&, i, tags = logging::ReconcileScope::Current()] {
             logging::ReconcileScope scope(tags);
-            Status s = Create(job, objects[i]);
+            Status s = Create(job, objects[i], pods_exist);
             std::lock_guard<std::mutex> guard(mu);
             --running;
             if (s.ok()) {
@@ -218,28 +227,26 @@ Status Reconciler::CreateAll(const api::Job& job, const std::vector<Json>& objec
   return first;
 }
 
-Status Reconciler::Create(const api::Job& job, const Json& obj) {
+Status Reconciler::Create(const api::Job& job, const Json& obj, bool pods_exist) {
   const std::string kind = obj.value("kind", "");
-  const std::string path =
-      kind == "PodGroup" ? PodGroupsPath(job.spec, job.ns) : CorePath(job.ns, kind);
+  const std::string path = kind == "PodGroup"        ? PodGroupsPath(job.spec, job.ns)
+                           : kind == "NetworkPolicy" ? NetworkPoliciesPath(job.ns)
+                                                     : CorePath(job.ns, kind);
   kube::Response resp;
   PETNAME_RETURN_IF_ERROR(client_->Do("POST", path, &obj, &resp));
   if (resp.code == 201 || resp.code == 200) {
     ++creates_;
+    if (kind == "Secret") RememberSecret(job);
     spdlog::debug("{}/{}: created {} {}", job.ns, job.name, kind, kube::Name(obj));
     return Status::Ok();
+  }
+  if (resp.code == 409 && kind == "Secret") {
+    if (pods_exist || CreatedSecret(job)) return Status::Ok();
+    return ReplaceSecret(job, path, kube::Name(obj));
   }
   if (resp.code == 409) {  // exists: ours (the cache lags) or someone else's
     kube::Response got;
     PETNAME_RETURN_IF_ERROR(client_->Do("GET", path + "/" + kube::Name(obj), nullptr, &got));
-    if (got.code == 200 && kind == "Secret" && !kube::IsControlledBy(got.body, job.uid)) {
-      // Whoever made it knows the value: ranks using it would let them join.
-      const std::string refusal = "Secret " + kube::Name(obj) +
-                                  " exists and is not controlled by this job; its ranks are not "
-                                  "started with a rendezvous secret someone else holds";
-      events_->Record(job.object, "Warning", "FailedCreate", refusal);
-      return Status::FailedPrecondition(refusal);
-    }
     if (got.code == 200 && !kube::IsControlledBy(got.body, job.uid)) {
       spdlog::warn("{}/{}: {} {} exists and is not controlled by this job; leaving it alone",
                    job.ns, job.name, kind, kube::Name(obj));
@@ -253,6 +260,32 @@ Status Reconciler::Create(const api::Job& job, const Json& obj) {
     events_->Record(job.object, "Warning", "FailedCreate", failure);
   }
   return Status::Unavailable(failure);
+}
+
+bool Reconciler::CreatedSecret(const api::Job& job) {
+  std::lock_guard<std::mutex> lock(secrets_mu_);
+  auto it = created_secrets_.find(kube::Key(job.ns, job.name));
+  return it != created_secrets_.end() && it->second == job.uid;
+}
+
+void Reconciler::RememberSecret(const api::Job& job) {
+  std::lock_guard<std::mutex> lock(secrets_mu_);
+  created_secrets_[kube::Key(job.ns, job.name)] = job.uid;
+}
+
+Status Reconciler::ReplaceSecret(const api::Job& job, const std::string& path,
+                                 const std::string& name) {
+  kube::Response resp;
+  PETNAME_RETURN_IF_ERROR(client_->Do("DELETE", path + "/" + name, nullptr, &resp));
+  if (resp.code != 200 && resp.code != 202 && resp.code != 404) {
+    return Status::Unavailable("delete Secret " + name + ": " + ApiMessage(resp));
+  }
+  // Whoever made it may know its value: ranks using it would let them join.
+  const std::string why = "Secret " + name +
+                          " existed while the job had no pods, so its value may be known to "
+                          "whoever made it; deleted it, a fresh one is created before the pods";
+  events_->Record(job.object, "Normal", "RendezvousSecretReplaced", why);
+  return Status::FailedPrecondition(why);
 }
 
 Status Reconciler::DeletePod(const api::Job& job, const std::string& name) {

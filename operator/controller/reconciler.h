@@ -13,7 +13,13 @@
 // retried, from fresh cache state, with backoff; *requeue_after asks for another pass when a
 // time-based decision (restart backoff, deadline, TTL, unschedulable timeout, start-error
 // timeout) falls due. An object that already exists is adopted only when this job controls it; a
-// foreign one is left alone. A
+// foreign one is left alone. The operator never reads Secrets: the rendezvous Secret
+// (RendezvousSecret, desired.h) is created before the pods; when it exists already (409) it is
+// the job's own if this process created it for the job (remembered until the job is gone: the
+// pod cache may not show the pods just created yet) or a pod of the job exists (pods are created
+// only after it; after an operator restart the caches have synced). Otherwise, since it is not
+// known who made it and knows its value, it is deleted and created afresh on the next pass (a
+// Normal event RendezvousSecretReplaced says so). A
 // create the API server refuses as invalid (422, e.g. a bad spec.template field) or forbidden
 // (403, e.g. by Pod Security admission or a ResourceQuota) is also recorded as a Warning event
 // FailedCreate on the job, with the server's message. With --kueue, a job in a queue is first
@@ -23,6 +29,8 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -30,6 +38,7 @@
 #include "common/status.h"
 #include "operator/api/job.h"
 #include "operator/controller/job_status.h"
+#include "operator/controller/network_policy.h"
 #include "operator/controller/queue_sync.h"
 #include "operator/kube/event_recorder.h"
 #include "operator/kube/informer.h"
@@ -42,6 +51,8 @@ struct Caches {
   const kube::Informer* jobs;
   const kube::Informer* pods;
   const kube::Informer* services;
+  // The jobs' NetworkPolicies; null unless the reconciler's NetworkPolicyOptions are enabled.
+  const kube::Informer* network_policies = nullptr;
   // Kueue's Workloads of the jobs (queue_sync.h); null without --kueue or when Kueue's API is not
   // served.
   const kube::Informer* workloads = nullptr;
@@ -63,7 +74,7 @@ class Reconciler {
   // `kueue`: jobs with the label kueue.x-k8s.io/queue-name wait for Kueue's admission
   // (queue_admission.h); without it the label means nothing to the operator.
   Reconciler(kube::RestClient* client, Caches caches, kube::EventRecorder* events,
-             ReconcileHooks hooks = {}, bool kueue = false);
+             ReconcileHooks hooks = {}, bool kueue = false, NetworkPolicyOptions policy = {});
 
   // *requeue_after is set to 0 or to the seconds after which the key needs another pass.
   Status Reconcile(const std::string& key, int64_t* requeue_after);
@@ -71,8 +82,17 @@ class Reconciler {
   int64_t creates() const { return creates_.load(); }
 
  private:
-  Status CreateAll(const api::Job& job, const std::vector<nlohmann::json>& objects);
-  Status Create(const api::Job& job, const nlohmann::json& obj);
+  // `pods_exist`: the cache holds a pod this job controls (its rendezvous Secret is then the one
+  // the operator created before that pod).
+  Status CreateAll(const api::Job& job, const std::vector<nlohmann::json>& objects,
+                   bool pods_exist);
+  Status Create(const api::Job& job, const nlohmann::json& obj, bool pods_exist);
+  // The rendezvous Secret exists (409) and no pod of the job does: deletes it, so that the next
+  // pass creates a fresh one, and returns FailedPrecondition.
+  Status ReplaceSecret(const api::Job& job, const std::string& path, const std::string& name);
+  // Whether this process created the rendezvous Secret of `job`; Remember records that it did.
+  bool CreatedSecret(const api::Job& job);
+  void RememberSecret(const api::Job& job);
   Status DeletePod(const api::Job& job, const std::string& name);
   Status WriteStatus(const api::Job& job, const api::JobStatus& status);
   Status ObservePodGroup(const api::Job& job, PodGroupState* state,
@@ -84,8 +104,12 @@ class Reconciler {
   kube::EventRecorder* const events_;
   const ReconcileHooks hooks_;
   const bool kueue_;
+  const NetworkPolicyOptions policy_;
   const QueueSync queue_sync_;
   std::atomic<int64_t> creates_{0};
+  // Job key -> uid of each job whose rendezvous Secret this process created.
+  std::mutex secrets_mu_;
+  std::map<std::string, std::string> created_secrets_;
 };
 
 // "HTTP 422: <the server's message>" for logs and events.

@@ -2,18 +2,14 @@
 
 #include <set>
 
+#include "operator/api/reserved_env.h"
+
 namespace petname::controller {
 namespace {
 
 using Json = nlohmann::json;
 
 constexpr char kField[] = "spec.template.spec.containers[\"trainer\"]";
-
-bool ReservedEnv(const std::string& name) {
-  static const std::set<std::string> kNames = {"RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR",
-                                               "MASTER_PORT"};
-  return kNames.count(name) > 0 || name.rfind("PET_", 0) == 0 || name.rfind("PETNAME_", 0) == 0;
-}
 
 // True when `path` is `owned` or lies under it (both absolute; trailing slashes ignored).
 bool Under(std::string path, std::string owned) {
@@ -27,7 +23,7 @@ void MergeEnv(const Json& extra, Json* trainer, std::vector<std::string>* confli
   for (const Json& e : (*trainer)["env"]) taken.insert(e.value("name", ""));
   for (const Json& e : extra) {
     const std::string name = e.is_object() ? e.value("name", "") : "";
-    if (taken.count(name) || ReservedEnv(name)) {
+    if (taken.count(name) || api::ReservedEnvName(name)) {
       conflicts->push_back(std::string(kField) + ".env: \"" + name +
                            "\" is set by the operator (rendezvous, the job's identity, or the "
                            "job's spec.env); set your own variables under other names");

@@ -10,8 +10,7 @@
 //    operator renders them from the job's fields;
 //  - an env name the trainer container already has (MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK,
 //    LOCAL_RANK, OMP_NUM_THREADS when derived, spec.env's names, ...) or one reserved for the
-//    operator and the trainer's launcher whether or not it is set: RANK, LOCAL_RANK, WORLD_SIZE,
-//    MASTER_ADDR, MASTER_PORT and names starting with PET_ or PETNAME_;
+//    operator and the trainer's launcher whether or not it is set (api::ReservedEnvName);
 //  - a volumeMount whose mountPath is, or lies under, one of the trainer's own mounts
 //    (checkpoint.path, dataset.volume.mountPath or the dataset.url directory, /dev/shm) or
 //    /dev/termination-log.

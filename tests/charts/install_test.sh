@@ -139,9 +139,13 @@ check "RBAC: no Kueue Workloads without kueue.enabled" eval '! sar create kueue.
   ! sar list kueue.x-k8s.io resourceflavors ""'
 check "RBAC: no pod updates" cannot update pods -n default
 check "RBAC: no service deletes" cannot delete services -n default
-check "RBAC: create rendezvous Secrets, get one after a conflict" can create secrets -n default
-check "RBAC: no Secret list, watch, update or delete" eval 'cannot list secrets -n default &&
-  cannot watch secrets -n default && cannot update secrets -n default && cannot delete secrets -n default'
+check "RBAC: create rendezvous Secrets, delete one it cannot vouch for" eval 'can create secrets -n default &&
+  can delete secrets -n default'
+check "RBAC: reads no Secret: no get, list, watch or update" eval 'cannot get secrets -n default &&
+  cannot list secrets -n default && cannot watch secrets -n default && cannot update secrets -n default'
+check "RBAC: watch and create NetworkPolicies, never delete them" eval 'can watch networkpolicies.networking.k8s.io -A &&
+  can create networkpolicies.networking.k8s.io -n default && can get networkpolicies.networking.k8s.io -n default &&
+  cannot delete networkpolicies.networking.k8s.io -n default'
 check "RBAC: no spec writes on jobs" cannot update petnametrainingjobs.petname.dev -n default
 check "RBAC: create trial jobs (sweeps)" can create petnametrainingjobs.petname.dev -n default
 check "RBAC: patch trial jobs (sweeps stop trials)" can patch petnametrainingjobs.petname.dev -n default

@@ -22,8 +22,8 @@ HELM = sys.argv[1] if len(sys.argv) > 1 else "helm"
 
 # What operator/ does through the API (informers: list + watch; reconciler: create, get on a
 # 409, delete pods, PUT status, delete jobs after their TTL, create Events and patch the count
-# of a repeated one, get/create PodGroups; each job's rendezvous Secret: create, and get to see
-# who controls one that exists; sweep reconciler: create trial jobs, patch them to suspend a
+# of a repeated one, get/create PodGroups; each job's rendezvous Secret: create, and delete one
+# that exists while the job has no pods (never get: the operator reads no Secret); sweep reconciler: create trial jobs, patch them to suspend a
 # stopped trial, PUT the sweep's status, and owner references with blockOwnerDeletion, which need update on the
 # sweeps' finalizers where OwnerReferencesPermissionEnforcement is on). The chart must grant
 # exactly this and nothing more.
@@ -42,9 +42,22 @@ OPERATOR_RULES = [
      "verbs": ["get", "list", "watch", "create", "delete"]},
     {"apiGroups": [""], "resources": ["services"], "verbs": ["get", "list", "watch", "create"]},
     {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
-    {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "create"]},
+    {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create", "delete"]},
     {"apiGroups": ["scheduling.x-k8s.io", "scheduling.volcano.sh"], "resources": ["podgroups"],
      "verbs": ["get", "create"]},
+    # networkPolicy.jobs.enabled (the default): each job's NetworkPolicy (informer; create; get
+    # on a 409). The garbage collector deletes it with the job.
+    {"apiGroups": ["networking.k8s.io"], "resources": ["networkpolicies"],
+     "verbs": ["get", "list", "watch", "create"]},
+]
+# The peers the operator admits to the rank pods' metrics ports by default: its own pods in the
+# release namespace, and Prometheus pods anywhere.
+METRICS_FROM = [
+    {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "petname-system"}},
+     "podSelector": {"matchLabels": {"app.kubernetes.io/instance": "rel",
+                                     "app.kubernetes.io/name": "petname-operator"}}},
+    {"namespaceSelector": {},
+     "podSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}}},
 ]
 # With kueue.enabled: the job's Kueue Workload (create, watch, delete; its status: finish it,
 # release the quota of an evicted one) in the operator's Role or ClusterRole, and the
@@ -150,7 +163,8 @@ def test_defaults():
     check("ports: metrics 8080, health 8081", ports == {"http-metrics": 8080, "health": 8081})
     check("args: all namespaces, bind addresses, no leader election",
           c["args"] == ["--workers=4", "--qps=0", "--burst=30", "--log-level=info",
-                        "--max-pods-per-sweep=256", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081"],
+                        "--max-pods-per-sweep=256", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081",
+                        "--network-policy-metrics-from=" + json.dumps(METRICS_FROM, separators=(",", ":"))],
           str(c["args"]))
     svc = objs[("Service", "rel-petname-operator-metrics")]
     check("metrics Service selects the operator pods on http-metrics and health",
@@ -387,6 +401,39 @@ def test_schema_rejects():
         check(f"schema rejects {bad}", r.returncode != 0 and "rel" not in r.stdout, r.stdout[:200])
 
 
+def test_network_policy():
+    objs = render()
+    check("networkPolicy: no NetworkPolicy of the operator's own by default",
+          "NetworkPolicy" not in [k for k, _ in objs])
+    objs = render("networkPolicy.jobs.enabled=false")
+    role = objs[("ClusterRole", "rel-petname-operator")]
+    check("networkPolicy.jobs.enabled=false: no networkpolicies rule",
+          role["rules"] == OPERATOR_RULES[:-1], json.dumps(role["rules"]))
+    args = container(objs)["args"]
+    check("networkPolicy.jobs.enabled=false: --no-network-policy",
+          "--no-network-policy" in args and not [a for a in args if "metrics-from" in a], str(args))
+    objs = render("networkPolicy.jobs.prometheus=null")
+    args = container(objs)["args"]
+    check("networkPolicy.jobs.prometheus unset: only the operator's pods reach the metrics ports",
+          "--network-policy-metrics-from=" + json.dumps(METRICS_FROM[:1], separators=(",", ":"))
+          in args, str(args))
+    objs = render("networkPolicy.operator.enabled=true")
+    np = objs.get(("NetworkPolicy", "rel-petname-operator"))
+    selector = {"app.kubernetes.io/name": "petname-operator", "app.kubernetes.io/instance": "rel"}
+    check("networkPolicy.operator.enabled: selects the operator pods, Ingress only",
+          np is not None and np["spec"]["podSelector"] == {"matchLabels": selector}
+          and np["spec"]["policyTypes"] == ["Ingress"])
+    rules = np["spec"]["ingress"] if np else []
+    check("networkPolicy.operator.enabled: metrics port from Prometheus, health from the test pod",
+          rules == [{"from": [METRICS_FROM[1]], "ports": [{"protocol": "TCP", "port": 8080}]},
+                    {"from": [{"podSelector": {"matchLabels": {
+                        **selector, "app.kubernetes.io/component": "test"}}}],
+                     "ports": [{"protocol": "TCP", "port": 8081}]}], json.dumps(rules))
+    test_pod = objs[("Pod", "rel-petname-operator-test")]
+    check("networkPolicy.operator.enabled: the test pod carries the admitted labels",
+          test_pod["metadata"]["labels"].get("app.kubernetes.io/component") == "test")
+
+
 def test_service_account_off():
     objs = render("serviceAccount.create=false", "serviceAccount.name=existing", "rbac.create=false")
     check("serviceAccount.create=false, rbac.create=false: Deployment, Service, ConfigMap, test",
@@ -397,7 +444,7 @@ def test_service_account_off():
 
 for test in [test_lint_and_crds, test_defaults, test_namespace_scope, test_leader_election,
              test_kueue, test_monitoring, test_pod_monitor, test_helm_test_hook, test_readme_values,
-             test_schema_rejects, test_service_account_off]:
+             test_schema_rejects, test_network_policy, test_service_account_off]:
     try:
         test()
     except Exception as e:  # a rendering failure is one failed check, not a crash

@@ -7,6 +7,7 @@
 
 #include "common/sha256.h"
 #include "trainer/distributed/communicator.h"
+#include "trainer/distributed/rank_env.h"
 #include "trainer/launch/cpu_budget.h"
 #include "trainer/launch/launcher.h"
 
@@ -67,9 +68,7 @@ Status ApplyDistFlags(const DistFlags& f, train::TrainOptions* o) {
   o->grad_sync.bucket_bytes = static_cast<size_t>(f.bucket_mb * (1 << 20));
   o->grad_sync.overlap = !f.no_overlap;
   o->drop_last = f.drop_last;
-  const char* secret = std::getenv("PETNAME_RENDEZVOUS_SECRET");
-  o->comm.secret = secret != nullptr ? secret : "";
-  return Status::Ok();
+  return dist::RendezvousSecret(dist::ProcessEnv(), &o->comm.secret);
 }
 
 Status ChosenBackend(const DistFlags& f, const std::string& device, dist::Backend* out,
@@ -104,10 +103,8 @@ Status LaunchLocalRanks(const DistFlags& f, int threads, int argc, char** argv, 
   options.threads_per_rank = choice.threads;
   // One machine: its ranks share a fresh secret. Several: they must share the job's (the
   // operator's Secret); without one the ranks warn that the rendezvous is not authenticated.
-  const char* secret = std::getenv("PETNAME_RENDEZVOUS_SECRET");
-  if (secret != nullptr && *secret != '\0') {
-    options.secret = secret;
-  } else if (layout.nnodes == 1) {
+  PETNAME_RETURN_IF_ERROR(dist::RendezvousSecret(dist::ProcessEnv(), &options.secret));
+  if (options.secret.empty() && layout.nnodes == 1) {
     PETNAME_RETURN_IF_ERROR(RandomHex(32, &options.secret));
   }
   const int first = layout.node_rank * f.nproc;

@@ -184,4 +184,16 @@ Status ChooseBackend(const EnvLookup& env, const std::string& flag, const std::s
   return Status::Ok();
 }
 
+Status RendezvousSecret(const EnvLookup& env, std::string* out) {
+  const char* secret = env("PETNAME_RENDEZVOUS_SECRET");
+  *out = secret != nullptr ? secret : "";
+  if (out->empty() && env("PETNAME_JOB_UID") != nullptr) {
+    return Status::InvalidArgument(
+        "PETNAME_RENDEZVOUS_SECRET is empty or unset, but PETNAME_JOB_UID says the operator "
+        "started this rank, and it always passes the job's rendezvous Secret: refusing to join an "
+        "unauthenticated rendezvous");
+  }
+  return Status::Ok();
+}
+
 }  // namespace petname::dist

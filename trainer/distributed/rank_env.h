@@ -92,4 +92,10 @@ bool ParseBackend(const std::string& name, Backend* out);
 Status ChooseBackend(const EnvLookup& env, const std::string& flag, const std::string& device,
                      Backend* out, std::string* source);
 
+// The rendezvous secret (PETNAME_RENDEZVOUS_SECRET; "" when unset, and then the rendezvous is
+// not authenticated). A rank the operator started (PETNAME_JOB_UID set, even to "") must have
+// one: the operator always passes the job's Secret, so an empty one means the rank's environment
+// was tampered with. kInvalidArgument (exit 2) naming both variables then.
+Status RendezvousSecret(const EnvLookup& env, std::string* out);
+
 }  // namespace petname::dist

@@ -49,7 +49,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 The rules the operator needs, derived from operator/: informers list and watch jobs, pods and
 services; the reconciler creates pods and services, reads one back on a 409 conflict, deletes
 pods, replaces job status, deletes jobs whose ttlSecondsAfterFinished passed, creates Events
-on jobs and sweeps and patches the count of a repeated one, and gets/creates the PodGroup of a gang-scheduled job (coscheduling or Volcano).
+on jobs and sweeps and patches the count of a repeated one, and gets/creates the PodGroup of a gang-scheduled job (coscheduling or Volcano);
+with networkPolicy.jobs.enabled it watches and creates each job's NetworkPolicy (get: one that
+exists under the job's name on a 409, to see whether the job controls it; no delete: the
+garbage collector removes it with the job).
 tests/charts/template_test.py keeps this list exact.
 */}}
 {{- define "petname-operator.rules" -}}
@@ -77,14 +80,37 @@ tests/charts/template_test.py keeps this list exact.
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create", "patch"]
-# Each job's rendezvous Secret (created before its pods, deleted with the job by its
-# ownerReference); get only to see who controls one that already exists. No list or watch.
+# Each job's rendezvous Secret <job>-rendezvous: create before its pods (the garbage collector
+# deletes it with the job). The operator never reads a Secret: no get, list or watch, which RBAC
+# could only grant on every Secret in scope (it cannot select by label or owner, and
+# resourceNames cannot name the Secrets of jobs yet to come). delete: one that exists while the
+# job has no pods may have been made by someone who knows its value, so the operator deletes it
+# and creates a fresh one (the answer to a delete carries no Secret data). The operator can still
+# create pods, and a pod can mount any Secret of its namespace: these rules keep the operator from
+# reading Secrets itself, they do not make it unable to reach them.
 - apiGroups: [""]
   resources: ["secrets"]
-  verbs: ["get", "create"]
+  verbs: ["create", "delete"]
 - apiGroups: ["scheduling.x-k8s.io", "scheduling.volcano.sh"]
   resources: ["podgroups"]
   verbs: ["get", "create"]
+{{- if .Values.networkPolicy.jobs.enabled }}
+- apiGroups: ["networking.k8s.io"]
+  resources: ["networkpolicies"]
+  verbs: ["get", "list", "watch", "create"]
+{{- end }}
+{{- end }}
+
+{{/*
+The peers --network-policy-metrics-from admits to the rank pods' metrics ports: the operator's
+own pods (progress scrape) and, when set, networkPolicy.jobs.prometheus.
+*/}}
+{{- define "petname-operator.metricsFrom" -}}
+{{- $peers := list (dict "namespaceSelector" (dict "matchLabels" (dict "kubernetes.io/metadata.name" .Release.Namespace)) "podSelector" (dict "matchLabels" (include "petname-operator.selectorLabels" . | fromYaml))) }}
+{{- with .Values.networkPolicy.jobs.prometheus }}
+{{- $peers = append $peers . }}
+{{- end }}
+{{- toJson $peers }}
 {{- end }}
 
 {{/*

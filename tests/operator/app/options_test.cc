@@ -12,6 +12,8 @@
 namespace petname::app {
 namespace {
 
+using Json = nlohmann::json;
+
 // Parses `args` (space-separated, after the program name); *err receives what would go to
 // stderr, *out (when given) what would go to stdout.
 std::optional<int> Parse(const std::string& args, Options* options, std::string* err,
@@ -126,6 +128,32 @@ TEST(OptionsTest, ResolvesLogFormatAndProgressInterval) {
   Status bad = ResolveOptions(o, {}, &s);
   EXPECT_EQ(bad.code(), Status::Code::kInvalidArgument);
   EXPECT_NE(bad.message().find("2x"), std::string::npos) << bad.message();
+}
+
+TEST(OptionsTest, NetworkPolicyIsOnByDefaultAndItsMetricsPeersAreChecked) {
+  Options o;
+  std::string err;
+  ASSERT_FALSE(Parse("", &o, &err).has_value()) << err;
+  Settings s;
+  ASSERT_TRUE(ResolveOptions(o, {}, &s).ok());
+  EXPECT_TRUE(s.network_policy.enabled);
+  EXPECT_EQ(s.network_policy.metrics_from, Json::array());
+  ASSERT_FALSE(Parse("--no-network-policy --network-policy-metrics-from "
+                     R"([{"namespaceSelector":{"matchLabels":{"team":"obs"}}}])",
+                     &o, &err)
+                   .has_value())
+      << err;
+  ASSERT_TRUE(ResolveOptions(o, {}, &s).ok());
+  EXPECT_FALSE(s.network_policy.enabled);
+  EXPECT_EQ(s.network_policy.metrics_from[0]["namespaceSelector"]["matchLabels"]["team"], "obs");
+  for (const char* bad : {"{}", "[1]", "[{}]", "[{", ""}) {
+    o.network_policy_metrics_from = bad;
+    const Status st = ResolveOptions(o, {}, &s);
+    EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << bad;
+    EXPECT_NE(st.message().find("--network-policy-metrics-from must be a JSON list"),
+              std::string::npos)
+        << st.message();
+  }
 }
 
 TEST(OptionsTest, ResolvesTheScrapeBoundsWithinTheInterval) {

@@ -357,6 +357,68 @@ TEST(DiffTest, DeletesControlledPodsBeyondReplicasOnly) {
   EXPECT_EQ(a.delete_pods, std::vector<std::string>{"rex-rank-1"});
 }
 
+const NetworkPolicyOptions kPolicy = {
+    true, Json::parse(R"([{"namespaceSelector": {"matchLabels": {"team": "obs"}},
+                            "podSelector": {"matchLabels": {"app": "prometheus"}}}])")};
+
+TEST(NetworkPolicyTest, OnlyTheJobsPodsReachItAndThePeersItsMetricsPorts) {
+  const api::Job job = TestJob(2, R"({"spec": {"labels": {"team": "pets"}}})");
+  const DesiredState d = Desired(job, PodAction::kRun, kPolicy);
+  ASSERT_EQ(d.network_policies.size(), 1u);
+  const Json& np = d.network_policies[0];
+  EXPECT_EQ(np["kind"], "NetworkPolicy");
+  EXPECT_EQ(np["apiVersion"], "networking.k8s.io/v1");
+  EXPECT_EQ(kube::Name(np), "rex");
+  EXPECT_EQ(np["metadata"]["namespace"], "ml");
+  EXPECT_EQ(np["metadata"]["labels"]["petname.dev/job-name"], "rex");
+  EXPECT_EQ(np["metadata"]["labels"]["team"], "pets");
+  EXPECT_TRUE(kube::IsControlledBy(np, "job-uid"));
+  const Json own = {
+      {"matchLabels", {{"app.kubernetes.io/name", "petname"}, {"petname.dev/job-name", "rex"}}}};
+  EXPECT_EQ(np["spec"]["podSelector"], own);
+  EXPECT_EQ(np["spec"]["policyTypes"], Json::array({"Ingress"}));
+  const Json& ingress = np["spec"]["ingress"];
+  ASSERT_EQ(ingress.size(), 2u);
+  // The job's own pods: every port (rendezvous, Gloo/NCCL's ephemeral ones).
+  EXPECT_EQ(ingress[0], Json({{"from", Json::array({{{"podSelector", own}}})}}));
+  EXPECT_EQ(ingress[1]["from"], kPolicy.metrics_from);
+  EXPECT_EQ(ingress[1]["ports"], Json::parse(R"([{"protocol": "TCP", "port": 9400}])"));
+  // Every pod's selector matches it: the rank pods carry the selected labels.
+  for (const Json& pod : d.pods) {
+    for (const auto& [k, v] : own["matchLabels"].items())
+      EXPECT_EQ(pod["metadata"]["labels"][k], v);
+  }
+}
+
+TEST(NetworkPolicyTest, EveryLocalRanksMetricsPortAndNoPeersMeansOnlyTheJob) {
+  const api::Job job = TestJob(2, R"({"spec": {"resources": {"processesPerReplica": 4},
+    "metrics": {"port": 9500}}})");
+  Json port = Desired(job, PodAction::kRun, kPolicy).network_policies[0]["spec"]["ingress"][1];
+  EXPECT_EQ(port["ports"], Json::parse(R"([{"protocol": "TCP", "port": 9500, "endPort": 9503}])"));
+  const Json alone = Desired(job, PodAction::kRun, {true, Json::array()}).network_policies[0];
+  EXPECT_EQ(alone["spec"]["ingress"].size(), 1u) << "a rule without `from` would admit everyone";
+}
+
+TEST(NetworkPolicyTest, CreatedWithTheServiceKeptWhenStoppedAbsentWhenOff) {
+  const api::Job job = TestJob(1);
+  EXPECT_TRUE(Desired(job).network_policies.empty());
+  EXPECT_EQ(Desired(job, PodAction::kStop, kPolicy).network_policies.size(), 1u);
+  Observed seen;
+  Actions a = Diff(job, Desired(job, PodAction::kRun, kPolicy), seen);
+  ASSERT_EQ(a.create.size(), 3u);
+  EXPECT_EQ(a.create[0]["kind"], "Service");
+  EXPECT_EQ(a.create[1]["kind"], "NetworkPolicy");  // before any pod
+  EXPECT_EQ(a.create[2]["kind"], "Pod");
+  seen.network_policies.push_back(Desired(job, PodAction::kRun, kPolicy).network_policies[0]);
+  a = Diff(job, Desired(job, PodAction::kRun, kPolicy), seen);
+  EXPECT_EQ(a.create.size(), 2u);
+  Json foreign = seen.network_policies[0];
+  foreign["metadata"]["ownerReferences"][0]["uid"] = "someone-else";
+  seen.network_policies = {foreign};
+  a = Diff(job, Desired(job, PodAction::kRun, kPolicy), seen);
+  EXPECT_EQ(a.conflicts, std::vector<std::string>{"rex"});
+}
+
 Json Labelled(Json pod, int generation) {
   pod["metadata"]["labels"]["petname.dev/restart-generation"] = std::to_string(generation);
   return pod;

@@ -450,5 +450,21 @@ TEST(JobStatusTest, APodTemplateThatSetsOperatorFieldsFailsTheJob) {
   EXPECT_TRUE(Desired(job, p.pods).pods.empty());
 }
 
+// A job stored before the CRD refused such names: its spec.env could replace the job's identity
+// or empty its rendezvous secret (the last duplicate wins), so it runs no pod at all.
+TEST(JobStatusTest, ASpecEnvThatSetsTheJobsIdentityOrSecretFailsTheJob) {
+  api::Job job = TestJob(2, R"({"spec": {"env": [{"name": "PETNAME_JOB_UID", "value": ""},
+    {"name": "NCCL_DEBUG", "value": "INFO"}, {"name": "PETNAME_RENDEZVOUS_SECRET", "value": ""}]}})");
+  Plan p = Step(&job, {}, kT0);
+  EXPECT_EQ(p.status.phase, api::JobPhase::kFailed);
+  EXPECT_EQ(CondReason(p.status, "Failed"), "InvalidSpec");
+  EXPECT_NE(CondMessage(p.status, "Failed")
+                .find(R"(spec.env sets "PETNAME_JOB_UID", "PETNAME_RENDEZVOUS_SECRET", which )"),
+            std::string::npos)
+      << CondMessage(p.status, "Failed");
+  EXPECT_TRUE(HasEvent(p, "InvalidSpec"));
+  EXPECT_TRUE(Desired(job, p.pods).pods.empty());
+}
+
 }  // namespace
 }  // namespace petname::controller

@@ -219,5 +219,29 @@ TEST(ChooseBackendTest, AnotherNameIsAUsageErrorNamingWhereItCameFrom) {
       << st.message();
 }
 
+TEST(RendezvousSecretTest, ARankTheOperatorStartedNeedsOne) {
+  std::string secret = "stale";
+  ASSERT_TRUE(RendezvousSecret(Env({}), &secret).ok());
+  EXPECT_EQ(secret, "") << "by hand, without a secret: unauthenticated, as before";
+  ASSERT_TRUE(RendezvousSecret(Env({{"PETNAME_RENDEZVOUS_SECRET", "ab12"}}), &secret).ok());
+  EXPECT_EQ(secret, "ab12");
+  ASSERT_TRUE(RendezvousSecret(
+                  Env({{"PETNAME_JOB_UID", "u1"}, {"PETNAME_RENDEZVOUS_SECRET", "ab12"}}), &secret)
+                  .ok());
+  EXPECT_EQ(secret, "ab12");
+  for (const auto& env : std::vector<std::map<std::string, std::string>>{
+           {{"PETNAME_JOB_UID", "u1"}},
+           {{"PETNAME_JOB_UID", "u1"}, {"PETNAME_RENDEZVOUS_SECRET", ""}},
+           {{"PETNAME_JOB_UID", ""}, {"PETNAME_RENDEZVOUS_SECRET", ""}}}) {
+    const Status st = RendezvousSecret(Env(env), &secret);
+    EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
+    EXPECT_EQ(st.message().rfind("PETNAME_RENDEZVOUS_SECRET is empty or unset, but "
+                                 "PETNAME_JOB_UID says the operator started this rank",
+                                 0),
+              0U)
+        << st.message();
+  }
+}
+
 }  // namespace
 }  // namespace petname::dist

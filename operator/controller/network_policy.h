@@ -1,0 +1,37 @@
+// The NetworkPolicy of a PetNameTrainingJob: which pods may connect to its rank pods. Pure.
+//
+// For job J, the networking.k8s.io/v1 NetworkPolicy J (desired.h gives it the job's labels and
+// controller ownerReference, like its headless Service, so it goes with the job) selects J's rank
+// pods (app.kubernetes.io/name=petname, petname.dev/job-name=J) for Ingress and admits:
+//  - from J's own rank pods, every port: the rendezvous (masterPort) and the collectives, whose
+//    Gloo and NCCL connections use ephemeral ports;
+//  - from the peers `metrics_from` (NetworkPolicyPeer objects: the operator's pods, which scrape
+//    rank 0's progress, and Prometheus), TCP metrics.port .. metrics.port + P - 1 (the metrics
+//    port of every local rank; endPort when P > 1). With no peers there is no such rule: only the
+//    job's own pods reach the metrics ports.
+// Everything else is refused where the cluster's network plugin enforces NetworkPolicies; the
+// kubelet's probes from the node are allowed by Kubernetes whatever the policy says. Egress is
+// not restricted (dataset.url downloads, the checkpoint volume, DNS).
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "operator/api/job.h"
+
+namespace petname::controller {
+
+// --network-policy and --network-policy-metrics-from (operator/app/options.h).
+struct NetworkPolicyOptions {
+  bool enabled = false;
+  nlohmann::json metrics_from = nlohmann::json::array();  // NetworkPolicyPeer objects
+};
+
+// The policy's spec.
+nlohmann::json NetworkPolicySpec(const api::Job& job, const nlohmann::json& metrics_from);
+
+// The NetworkPolicy collection in `ns` ("" = all namespaces).
+std::string NetworkPoliciesPath(const std::string& ns);
+
+}  // namespace petname::controller

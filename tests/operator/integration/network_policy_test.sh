@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Each job gets a NetworkPolicy (--network-policy, on by default): the API server accepts it as
+# rendered, the job controls it, it selects the job's rank pods, admits the job's own pods on
+# every port and the --network-policy-metrics-from peers on the metrics ports only, and it is
+# garbage-collected with the job. With --no-network-policy there is none. (No network plugin runs
+# here: this checks the objects, not their enforcement.)
+source "$(dirname "$0")/lib.sh"
+
+peers='[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"monitoring"}},"podSelector":{"matchLabels":{"app.kubernetes.io/name":"prometheus"}}}]'
+start_operator --network-policy-metrics-from "$peers"
+create_job rex 2 '  resources: {processesPerReplica: 2}'
+wait_until "2 pods" 30 has_pods rex 2
+wait_until "NetworkPolicy rex" 30 k get networkpolicy rex
+np=$(k get networkpolicy rex -o json)
+uid=$(job_field rex '{.metadata.uid}')
+owner=$(jq -c '.metadata.ownerReferences[0] | {kind, name, uid, controller}' <<<"$np")
+[[ $owner == "{\"kind\":\"PetNameTrainingJob\",\"name\":\"rex\",\"uid\":\"$uid\",\"controller\":true}" ]] ||
+  fail "NetworkPolicy owner $owner"
+own='{"matchLabels":{"app.kubernetes.io/name":"petname","petname.dev/job-name":"rex"}}'
+[[ $(jq -c '.spec.podSelector' <<<"$np") == "$own" ]] || fail "podSelector $(jq -c .spec.podSelector <<<"$np")"
+[[ $(jq -c '.spec.policyTypes' <<<"$np") == '["Ingress"]' ]] || fail "policyTypes"
+[[ $(jq -c '.spec.ingress[0]' <<<"$np") == "{\"from\":[{\"podSelector\":$own}]}" ]] ||
+  fail "ingress from the job's pods: $(jq -c '.spec.ingress[0]' <<<"$np")"
+[[ $(jq -c '.spec.ingress[1].from' <<<"$np") == "$peers" ]] || fail "metrics peers $(jq -c '.spec.ingress[1].from' <<<"$np")"
+[[ $(jq -c '.spec.ingress[1].ports' <<<"$np") == '[{"endPort":9401,"port":9400,"protocol":"TCP"}]' ]] ||
+  fail "metrics ports $(jq -c '.spec.ingress[1].ports' <<<"$np")"
+selected=$(k get pods -l app.kubernetes.io/name=petname,petname.dev/job-name=rex -o name | sort | tr '\n' ' ')
+[[ $selected == "pod/rex-rank-0 pod/rex-rank-1 " ]] || fail "the policy's selector matches '$selected'"
+log "NetworkPolicy rex: accepted, controlled by the job, selects its 2 pods"
+
+k delete pntj rex --wait=false >/dev/null
+no_policy() { ! k get networkpolicy rex; }
+wait_until "NetworkPolicy garbage-collected with the job" 60 no_policy
+log "NetworkPolicy rex: gone with the job"
+
+stop_operator
+start_operator --no-network-policy
+create_job plain 1
+wait_until "1 pod" 30 has_pods plain 1
+wait_until "service" 30 k get service plain
+[[ $(k get networkpolicies -o json | jq '.items | length') == 0 ]] || fail "a NetworkPolicy with --no-network-policy"
+log "--no-network-policy: no NetworkPolicy"
+stop_operator
+log PASS
