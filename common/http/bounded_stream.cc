@@ -18,7 +18,9 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kMaxPollMs = 1000000;  // poll's int timeout; longer waits loop
 
-void IpAndPort(const sockaddr_storage& addr, std::string* ip, int* port) {
+}  // namespace
+
+std::string SocketAddress(const sockaddr_storage& addr, int* port) {
   char text[INET6_ADDRSTRLEN] = {};
   if (addr.ss_family == AF_INET) {
     const auto* v4 = reinterpret_cast<const sockaddr_in*>(&addr);
@@ -29,10 +31,8 @@ void IpAndPort(const sockaddr_storage& addr, std::string* ip, int* port) {
     inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof(text));
     *port = ntohs(v6->sin6_port);
   }
-  *ip = text;
+  return text;
 }
-
-}  // namespace
 
 BoundedStream::BoundedStream(int sock, const StreamBounds& bounds, std::string received)
     : sock_(sock), bounds_(bounds), received_(std::move(received)) {}
@@ -109,7 +109,7 @@ void BoundedStream::get_remote_ip_and_port(std::string& ip, int& port) const {
   sockaddr_storage addr{};
   socklen_t len = sizeof(addr);
   if (getpeername(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    IpAndPort(addr, &ip, &port);
+    ip = SocketAddress(addr, &port);
   }
 }
 
@@ -117,7 +117,7 @@ void BoundedStream::get_local_ip_and_port(std::string& ip, int& port) const {
   sockaddr_storage addr{};
   socklen_t len = sizeof(addr);
   if (getsockname(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    IpAndPort(addr, &ip, &port);
+    ip = SocketAddress(addr, &port);
   }
 }
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <array>
 #include <chrono>
@@ -19,6 +20,9 @@
 #include <string>
 
 namespace petname {
+
+// The numeric IPv4 or IPv6 address of `addr` (empty for another family), its port in *port.
+std::string SocketAddress(const sockaddr_storage& addr, int* port);
 
 struct StreamBounds {
   std::chrono::steady_clock::time_point read_deadline;

@@ -1,9 +1,7 @@
 #include "common/http/server.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
 #include <httplib.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -21,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/http/bounded_stream.h"
 #include "common/http/request_head.h"
 #include "common/http/responder.h"
 
@@ -39,20 +38,6 @@ struct Connection {
   std::string data;
   size_t written = 0;
 };
-
-std::string PeerAddress(const sockaddr_storage& addr, int* port) {
-  char text[INET6_ADDRSTRLEN] = {};
-  if (addr.ss_family == AF_INET) {
-    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&addr);
-    inet_ntop(AF_INET, &v4->sin_addr, text, sizeof(text));
-    *port = ntohs(v4->sin_port);
-  } else if (addr.ss_family == AF_INET6) {
-    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&addr);
-    inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof(text));
-    *port = ntohs(v6->sin6_port);
-  }
-  return text;
-}
 
 bool HasArriving(const std::vector<Connection>& polled) {
   return std::any_of(polled.begin(), polled.end(),
@@ -163,7 +148,7 @@ bool HttpServer::Loop::Accept(std::vector<Connection>* polled, Clock::time_point
   }
   Connection c;
   c.fd = fd;
-  c.ip = PeerAddress(addr, &c.port);
+  c.ip = SocketAddress(addr, &c.port);
   c.deadline = now + limits.request_timeout;
   ++open;
   ++per_peer[c.ip];
