@@ -23,7 +23,7 @@ UntrustedFileRules Rules(int64_t max_bytes) {
 class UntrustedFileTest : public ::testing::Test {
  protected:
   std::string Write(const std::string& name, const std::string& text) {
-    const std::string path = tmp_.Join(name);
+    std::string path = tmp_.Join(name);
     std::ofstream(path, std::ios::binary) << text;
     return path;
   }
