@@ -70,12 +70,12 @@ TEST(MetricsServerTest, SlowClientsDoNotStopTheScrape) {
       sockaddr_in from{};
       from.sin_family = AF_INET;
       from.sin_addr.s_addr = htonl(i % 2 == 0 ? 0x7f000002 : 0x7f000003);  // 127.0.0.2, .3
-      bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof(from));
+      const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof(from)) == 0;
       sockaddr_in addr{};
       addr.sin_family = AF_INET;
       addr.sin_port = htons(static_cast<uint16_t>(port));
       addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+      if (bound && connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
         std::string line = "GET /metrics HTTP/1.1\r\n";
         for (int n = 0; n < 60 && send(fd, line.data(), line.size(), MSG_NOSIGNAL) > 0; ++n) {
           std::this_thread::sleep_for(std::chrono::milliseconds(500));
