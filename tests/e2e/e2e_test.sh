@@ -420,14 +420,16 @@ check_kept_logs() {
   said() {
     kn get events --field-selector "involvedObject.name=$job,reason=Restarting" \
       -o jsonpath='{.items[*].message}' |
-      grep -F "rank 1's log of attempt 0: /checkpoints/$job/logs/attempt-0/rank-1.log on claim $job-ckpt"
+      grep -E "rank ([01])'s log of attempt 0: /checkpoints/$job/logs/attempt-0/rank-\1\.log on claim $job-ckpt"
   }
   logs() { "$BIN_DIR/petname" logs --checkpoint-dir "$dir" "$@"; }
   listed() { (($(logs | tee /dev/stderr | grep -c '^attempt [01]: rank 0 (.*), rank 1 (') == 2)); }
   private() { logs --attempt 0 --rank 1 && [[ $(stat -c %a "$dir/logs/attempt-0/rank-1.log") == 600 ]]; }
   epoch1() { logs --attempt 0 --rank 0 | grep '^epoch 1/'; }
   same() { diff <(sort "$WORK/logs/$job-rank-0.log") <(logs --attempt 1 --rank 0 | sort); }
-  check "the Restarting event says where rank 1's log of attempt 0 is" said
+  # Rank 0 fails too, at once, when its peer vanishes: the event names whichever failed rank the
+  # operator saw first.
+  check "the Restarting event says where the failed rank's log of attempt 0 is" said
   check "petname logs lists ranks 0 and 1 of attempts 0 and 1" listed
   check "rank 1's log of attempt 0 reads back, mode 0600" private
   check "rank 0's log of attempt 0 holds epoch 1" epoch1
