@@ -241,6 +241,9 @@ Status Reconciler::Create(const api::Job& job, const Json& obj, bool pods_exist)
     return Status::Ok();
   }
   if (resp.code == 409 && kind == "Secret") {
+    // A conflict after a retried create is most likely this create's own first attempt, answered
+    // with an error after it landed.
+    if (resp.retried) RememberSecret(job);
     if (pods_exist || CreatedSecret(job)) return Status::Ok();
     return ReplaceSecret(job, path, kube::Name(obj));
   }

@@ -264,6 +264,7 @@ Status RestClient::Do(const std::string& method, const std::string& path,
     if (options_.on_retry) options_.on_retry(method, host_, attempt.code);
     SleepUnlessShutDown(*delay, shut_down_);
   }
+  resp->retried = attempt.retries > 0;
   if (attempt.code == 0) return Status::Unavailable(method + " " + path + ": " + error);
   return Status::Ok();
 }

@@ -45,7 +45,8 @@ struct ClientOptions {
 
 struct Response {
   int code = 0;
-  nlohmann::json body;  // parsed JSON, or null when the body was empty or not JSON
+  nlohmann::json body;   // parsed JSON, or null when the body was empty or not JSON
+  bool retried = false;  // an earlier attempt was retried: a POST's effect may have landed
 };
 
 struct TlsMaterial;
