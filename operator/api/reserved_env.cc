@@ -15,23 +15,47 @@ const std::vector<std::string>& ReservedEnvPrefixes() {
   return kPrefixes;
 }
 
+namespace {
+
+constexpr char kPetnamePrefix[] = "PETNAME_";
+
+bool Listed(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// "['A', 'B']"
+std::string CelList(const std::vector<std::string>& names) {
+  std::string list = "[";
+  for (size_t i = 0; i < names.size(); ++i) list += (i > 0 ? ", '" : "'") + names[i] + "'";
+  return list + "]";
+}
+
+}  // namespace
+
+const std::vector<std::string>& OpenPetnameEnvNames() {
+  static const std::vector<std::string> kNames = {"PETNAME_KATIB_METRICS_FILE"};
+  return kNames;
+}
+
 bool ReservedEnvName(const std::string& name) {
-  const std::vector<std::string>& names = ReservedEnvNames();
-  if (std::find(names.begin(), names.end(), name) != names.end()) return true;
+  if (Listed(ReservedEnvNames(), name)) return true;
   for (const std::string& prefix : ReservedEnvPrefixes()) {
-    if (name.rfind(prefix, 0) == 0) return true;
+    if (name.rfind(prefix, 0) == 0) {
+      return !(prefix == kPetnamePrefix && Listed(OpenPetnameEnvNames(), name));
+    }
   }
   return false;
 }
 
 std::string ReservedEnvCel(const std::string& var) {
-  std::string cel = "!(" + var + ".name in [";
-  for (size_t i = 0; i < ReservedEnvNames().size(); ++i) {
-    cel += (i > 0 ? ", '" : "'") + ReservedEnvNames()[i] + "'";
-  }
-  cel += "])";
+  std::string cel = "!(" + var + ".name in " + CelList(ReservedEnvNames()) + ")";
   for (const std::string& prefix : ReservedEnvPrefixes()) {
-    cel += " && !" + var + ".name.startsWith('" + prefix + "')";
+    const std::string starts = var + ".name.startsWith('" + prefix + "')";
+    if (prefix == kPetnamePrefix) {
+      cel += " && (!" + starts + " || " + var + ".name in " + CelList(OpenPetnameEnvNames()) + ")";
+    } else {
+      cel += " && !" + starts;
+    }
   }
   return cel;
 }
@@ -49,7 +73,7 @@ Status CheckSpecEnv(const nlohmann::json& env) {
       "spec.env sets " + taken +
       ", which the operator sets (the rendezvous, the job's identity and its rendezvous secret: "
       "RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT and names starting with PET_ or "
-      "PETNAME_); set your own variables under other names");
+      "PETNAME_ other than PETNAME_KATIB_METRICS_FILE); set your own variables under other names");
 }
 
 }  // namespace petname::api

@@ -39,14 +39,16 @@ TEST(ReservedEnvTest, TheRendezvousTheJobsIdentityAndItsSecretAreReserved) {
     EXPECT_TRUE(ReservedEnvName(name)) << name;
   }
   for (const char* name : {"OMP_NUM_THREADS", "NCCL_DEBUG", "PETNAME", "PET", "rank", "RANKS",
-                           "MY_PETNAME_JOB_UID", ""}) {
+                           "MY_PETNAME_JOB_UID", "", "PETNAME_KATIB_METRICS_FILE"}) {
     EXPECT_FALSE(ReservedEnvName(name)) << name;
   }
 }
 
 TEST(ReservedEnvTest, CheckSpecEnvNamesEveryReservedEntry) {
   EXPECT_TRUE(CheckSpecEnv(Json::array()).ok());
-  EXPECT_TRUE(CheckSpecEnv(Json::parse(R"([{"name": "OMP_NUM_THREADS", "value": "2"}])")).ok());
+  EXPECT_TRUE(CheckSpecEnv(Json::parse(R"([{"name": "OMP_NUM_THREADS", "value": "2"},
+    {"name": "PETNAME_KATIB_METRICS_FILE", "value": "/var/run/katib/metrics.json"}])"))
+                  .ok());
   const Status s = CheckSpecEnv(Json::parse(R"([{"name": "PETNAME_RENDEZVOUS_SECRET"},
     {"name": "A", "value": "1"}, {"name": "RANK", "value": "0"}, {"name": 7}, "x"])"));
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
@@ -58,7 +60,8 @@ TEST(ReservedEnvTest, CheckSpecEnvNamesEveryReservedEntry) {
 TEST(ReservedEnvTest, TheCrdsRulesListTheSameNames) {
   EXPECT_EQ(ReservedEnvCel("e"),
             "!(e.name in ['RANK', 'LOCAL_RANK', 'WORLD_SIZE', 'MASTER_ADDR', 'MASTER_PORT']) && "
-            "!e.name.startsWith('PET_') && !e.name.startsWith('PETNAME_')");
+            "!e.name.startsWith('PET_') && "
+            "(!e.name.startsWith('PETNAME_') || e.name in ['PETNAME_KATIB_METRICS_FILE'])");
   // The job's spec.env and spec.template; the sweep's copies of both in spec.template.
   for (const char* path : {PETNAME_CRD, PETNAME_SWEEP_CRD}) {
     std::vector<std::string> rules;
