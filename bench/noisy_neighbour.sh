@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Training beside busy neighbours. Runs `petname train` with its default threads and OpenMP wait
-# policy, `petname train --threads 1` and the PyTorch recipe (bench/recipe.py, Debian's
-# python3-torch, as bench/throughput.sh runs it) with each of --recipe-threads, while 0, 1 and 2
-# (--neighbours) CPU-burning processes run beside them; rounds interleave (each round runs every
-# side at every neighbour count), so drifting background load hits all sides alike. Then, on the
-# otherwise idle machine, the recipe and petname at the recipe's batch (--idle-batch) with
-# --idle-threads threads each, for the ratio petname/recipe. Prints the medians of samples/s as
-# tables; every run's command and output go to the file --out.
+# Training beside busy neighbours. Runs `petname train` with its default threads (which it
+# lowers while its threads wait for a CPU), `petname train --threads 1` and the PyTorch recipe
+# (bench/recipe.py, Debian's python3-torch, as bench/throughput.sh runs it) with each of
+# --recipe-threads, while 0, 1 and 2 (--neighbours) CPU-burning processes run beside them;
+# rounds interleave (each round runs every side at every neighbour count), so drifting
+# background load hits all sides alike. Then, on the otherwise idle machine, at the recipe's
+# batch (--idle-batch): the recipe with --idle-threads threads, petname with its default
+# threads, and petname with --threads --idle-threads ("petname-fixed"), for the ratios to the
+# recipe. Prints the medians of samples/s as tables; every run's command and output go to the
+# file --out.
 #
 #   bench/noisy_neighbour.sh [--data CSV] [--rounds 3] [--neighbours '0 1 2'] [--max-names 3000]
 #       [--batch 256] [--epochs 1] [--recipe-threads "$(nproc) 1"] [--idle-batch 4096]
@@ -17,7 +19,7 @@
 # also holds those variables, e.g. --env 'passive=OMP_WAIT_POLICY=PASSIVE' or
 # --env 'spin10k=GOMP_SPINCOUNT=10000' against libgomp's default (a spin count of 300,000 when
 # neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT is set). Every side starts without OMP_WAIT_POLICY,
-# GOMP_SPINCOUNT and OMP_NUM_THREADS from this shell; the recipe
+# GOMP_SPINCOUNT, OMP_NUM_THREADS and PETNAME_ADAPTIVE_THREADS from this shell; the recipe
 # gets OMP_NUM_THREADS = its threads, as in bench/throughput.sh. A neighbour is
 # `sh -c 'while :; do :; done'`, stopped by its PID when its turn ends or the script exits.
 # --dry-run prints the plan (every command, in order) and runs nothing.
@@ -116,20 +118,21 @@ if [ "$dry" = 0 ]; then header | tee "$out"; else header; fi
 # petname-t1, recipe-tN, and the --env labels.
 side_command() {
   local side=$1 b=$2 m=$3 idle=$4 json=$5 threads=() e more
-  cmd=(env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT -u OMP_NUM_THREADS)
+  cmd=(env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT -u OMP_NUM_THREADS -u PETNAME_ADAPTIVE_THREADS)
   case "$side" in
     recipe-t*)
       cmd+=("OMP_NUM_THREADS=${side#recipe-t}" "$python" bench/recipe.py --data "$data"
         --epochs "$epochs" --batch-size "$b" --threads "${side#recipe-t}" --max-names "$m")
       return ;;
     petname-t1) threads=(--threads 1) ;;
+    petname-fixed) threads=(--threads "$idle_threads") ;;
     petname) ;;
     *)
       for e in "${envs[@]}"; do
         if [ "${e%%=*}" = "$side" ]; then read -ra more <<<"${e#*=}"; cmd+=("${more[@]}"); fi
       done ;;
   esac
-  [ "$idle" = 1 ] && threads=(--threads "$idle_threads")
+  [ "$idle" = 1 ] && [ "$side" != petname ] && threads=(--threads "$idle_threads")
   cmd+=("$petname" train --data "$data" --epochs "$epochs" --batch-size "$b" --max-names "$m"
     "${threads[@]}" --summary-json "$json")
 }
@@ -164,7 +167,7 @@ measure() { # KEY SIDE BATCH MAX_NAMES IDLE
 
 busy_sides=(petname petname-t1)
 for t in $recipe_threads; do busy_sides+=("recipe-t$t"); done
-idle_sides=(recipe-t"$idle_threads" petname)
+idle_sides=(recipe-t"$idle_threads" petname petname-fixed)
 for e in "${envs[@]}"; do
   busy_sides+=("${e%%=*}")
   idle_sides+=("${e%%=*}")

@@ -1,5 +1,7 @@
 #include "operator/controller/desired.h"
 
+#include "common/adaptive_threads.h"
+
 #include <algorithm>
 #include <set>
 #include <sstream>
@@ -89,6 +91,7 @@ Json Env(const api::Job& job, int index) {
   const Threads threads = RankThreads(s);
   if (threads.from_cpu) {
     env.push_back({{"name", "OMP_NUM_THREADS"}, {"value", std::to_string(threads.count)}});
+    env.push_back({{"name", kAdaptiveThreadsEnv}, {"value", "1"}});
   }
   env.push_back({{"name", "PETNAME_JOB_NAME"}, {"value", job.name}});
   env.push_back({{"name", "PETNAME_NAMESPACE"}, {"value", job.ns}});
@@ -308,7 +311,9 @@ std::vector<std::string> TrainArgs(const api::Job& job) {
     args.insert(args.end(), {"--max-data-bytes", std::to_string(s.dataset_max_bytes)});
   }
   const Threads threads = RankThreads(s);
-  if (threads.count > 0) args.insert(args.end(), {"--threads", std::to_string(threads.count)});
+  if (threads.count > 0 && !threads.from_cpu) {
+    args.insert(args.end(), {"--threads", std::to_string(threads.count)});
+  }
   if (s.gpus_per_replica > 0) args.insert(args.end(), {"--device", "cuda"});
   return args;
 }

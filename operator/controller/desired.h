@@ -9,21 +9,20 @@
 //    hostname J-rank-i, subdomain J, restartPolicy Never (the operator handles restarts);
 //    env MASTER_ADDR=J-rank-0.J.NS.svc, MASTER_PORT, WORLD_SIZE=N*P and, with P == 1, RANK=i and
 //    LOCAL_RANK=0, each with its PET_* copy; PET_NNODES=N, PET_NPROC_PER_NODE=P, PET_NODE_RANK=i
-//    (as Kubeflow's PyTorchJob sets them); OMP_NUM_THREADS when RankThreads derives the threads
-//    from resources.cpu; PETNAME_JOB_NAME, PETNAME_NAMESPACE, PETNAME_JOB_UID (the owner the
-//    trainer records in its checkpoints), PETNAME_BACKEND, PETNAME_RENDEZVOUS_SECRET from the
-//    job's Secret (RendezvousSecret), PETNAME_ATTEMPT=<status.restarts> (rank_logs.h); then the
-//    spec's env, less any PETNAME_ATTEMPT (the operator's only); annotation
-//    kubectl.kubernetes.io/default-container=trainer (`kubectl logs` needs no -c beside
-//    sidecars). With P > 1 there is no RANK or
-//    LOCAL_RANK: the container runs `petname train --nproc P`, whose launcher gives each process
-//    RANK=i*P+k and LOCAL_RANK=k (k = 0..P-1); args of `petname train` from TrainArgs;
-//    a limit of gpusPerReplica of resources.acceleratorResource (nvidia.com/gpu by default);
-//    checkpoint (claim or emptyDir) and dataset volumes (with dataset.url an emptyDir filled by
-//    the fetch-data init container: data_fetch.h); volume shm, a memory-backed emptyDir of
-//    sizeLimit api::SharedMemory mounted at /dev/shm (NCCL's shared-memory transport);
-//    container ports metrics (metrics.port), metrics-k (metrics.port + k, local rank k's metrics)
-//    for k = 1..P-1 and rendezvous (masterPort); label
+//    (as Kubeflow's PyTorchJob sets them); OMP_NUM_THREADS and PETNAME_ADAPTIVE_THREADS when
+//    RankThreads derives the threads from resources.cpu; PETNAME_JOB_NAME, PETNAME_NAMESPACE,
+//    PETNAME_JOB_UID (the owner the trainer records in its checkpoints), PETNAME_BACKEND,
+//    PETNAME_RENDEZVOUS_SECRET from the job's Secret (RendezvousSecret),
+//    PETNAME_ATTEMPT=<status.restarts> (rank_logs.h); then the spec's env, less any PETNAME_ATTEMPT
+//    (the operator's only); annotation kubectl.kubernetes.io/default-container=trainer (`kubectl
+//    logs` needs no -c beside sidecars). With P > 1 there is no RANK or LOCAL_RANK: the container
+//    runs `petname train --nproc P`, whose launcher gives each process RANK=i*P+k and LOCAL_RANK=k
+//    (k = 0..P-1); args of `petname train` from TrainArgs; a limit of gpusPerReplica of
+//    resources.acceleratorResource (nvidia.com/gpu by default); checkpoint (claim or emptyDir) and
+//    dataset volumes (with dataset.url an emptyDir filled by the fetch-data init container:
+//    data_fetch.h); volume shm, a memory-backed emptyDir of sizeLimit api::SharedMemory mounted at
+//    /dev/shm (NCCL's shared-memory transport); container ports metrics (metrics.port), metrics-k
+//    (metrics.port + k, local rank k's metrics) for k = 1..P-1 and rendezvous (masterPort); label
 //    petname.dev/restart-generation=<status.restarts>, so pods of an earlier gang restart are never
 //    taken for current ones (Diff deletes them); the trainer container's securityContext meets the
 //    restricted Pod Security Standard (TrainerSecurityContext), so the pods are admitted in a
@@ -85,10 +84,12 @@ struct DesiredState {
 
 std::string PodName(const std::string& job, int rank);
 
-// Intra-op threads of each rank, as the operator passes them (`--threads count`, and
-// OMP_NUM_THREADS=count when from_cpu): training.threads when set; else, with resources.cpu set
-// and OMP_NUM_THREADS not in the spec's env, max(1, floor(cpu cores) / P) (from_cpu); else
-// count 0: nothing is passed and the trainer derives them from its CPU quota and affinity.
+// Intra-op threads of each rank, as the operator passes them: training.threads when set
+// (`--threads count`, a fixed count); else, with resources.cpu set and OMP_NUM_THREADS not in
+// the spec's env, max(1, floor(cpu cores) / P) (from_cpu: OMP_NUM_THREADS=count with
+// PETNAME_ADAPTIVE_THREADS=1, an upper bound the trainer lowers while its threads wait for a
+// CPU, common/adaptive_threads.h); else count 0: nothing is passed and the trainer derives
+// them from its CPU quota and affinity.
 struct Threads {
   int count = 0;
   bool from_cpu = false;

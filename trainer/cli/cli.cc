@@ -199,8 +199,10 @@ Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   PETNAME_RETURN_IF_ERROR(ResolveOwner(f.owner, &f.options));
   launch::ThreadChoice threads;
   PETNAME_RETURN_IF_ERROR(launch::ChooseThreads(f.options.threads, std::getenv("OMP_NUM_THREADS"),
-                                                launch::ReadCpuBudget(), 1, &threads));
+                                                OmpNumThreadsFromPetname(), launch::ReadCpuBudget(),
+                                                1, &threads));
   f.options.threads = threads.threads;
+  f.options.adapt_threads = threads.adaptive;
   const bool lead = f.options.rank.rank == 0;
   std::unique_ptr<metrics::TrainingMetrics> metrics;
   std::unique_ptr<metrics::MetricsServer> metrics_server;
@@ -222,7 +224,9 @@ Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   data::Dataset dataset = data::BuildDataset(names.names, {8, f.validation_fraction});
   PETNAME_RETURN_IF_ERROR(data::CheckTrainable(f.data, names, dataset));
   reporter.Note(data::DataSummary(names, dataset));
-  reporter.Note("threads: " + std::to_string(threads.threads) + " intra-op (" + threads.why + ")");
+  reporter.Note("threads: " + std::to_string(threads.threads) + " intra-op (" + threads.why + ")" +
+                (threads.adaptive && threads.threads > 1 ? ", fewer while they wait for a CPU"
+                                                         : (threads.threads > 1 ? ", fixed" : "")));
   train::TrainResult result;
   PETNAME_RETURN_IF_ERROR(train::Train(dataset, f.options, &reporter, metrics.get(), &result));
   if (result.preempted) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/adaptive_threads.h"
 #include "common/sha256.h"
 #include "trainer/distributed/communicator.h"
 #include "trainer/distributed/rank_env.h"
@@ -76,6 +77,11 @@ Status ChosenBackend(const DistFlags& f, const std::string& device, dist::Backen
   return dist::ChooseBackend(dist::ProcessEnv(), f.backend, device, out, source);
 }
 
+bool OmpNumThreadsFromPetname() {
+  const char* marked = std::getenv(kAdaptiveThreadsEnv);
+  return marked != nullptr && std::string(marked) == "1";
+}
+
 Status LaunchLocalRanks(const DistFlags& f, int threads, int argc, char** argv, int* exit_code) {
   for (const auto& [flag, given] : {std::pair{"--world-size", f.ranks.world_size.has_value()},
                                     {"--rank", f.ranks.rank.has_value()},
@@ -92,7 +98,8 @@ Status LaunchLocalRanks(const DistFlags& f, int threads, int argc, char** argv, 
       &layout));
   launch::ThreadChoice choice;
   PETNAME_RETURN_IF_ERROR(launch::ChooseThreads(threads, std::getenv("OMP_NUM_THREADS"),
-                                                launch::ReadCpuBudget(), f.nproc, &choice));
+                                                OmpNumThreadsFromPetname(), launch::ReadCpuBudget(),
+                                                f.nproc, &choice));
   launch::LaunchOptions options;
   options.nproc = f.nproc;
   options.nnodes = layout.nnodes;
@@ -101,6 +108,7 @@ Status LaunchLocalRanks(const DistFlags& f, int threads, int argc, char** argv, 
   options.master_port = layout.master_port;
   options.args = launch::WithoutFlag({argv, argv + argc}, "--nproc");
   options.threads_per_rank = choice.threads;
+  options.adaptive_threads = choice.adaptive;
   // One machine: its ranks share a fresh secret. Several: they must share the job's (the
   // operator's Secret); without one the ranks warn that the rendezvous is not authenticated.
   PETNAME_RETURN_IF_ERROR(dist::RendezvousSecret(dist::ProcessEnv(), &options.secret));

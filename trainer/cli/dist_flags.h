@@ -44,6 +44,11 @@ Status ApplyDistFlags(const DistFlags& flags, train::TrainOptions* options);
 Status ChosenBackend(const DistFlags& flags, const std::string& device, dist::Backend* out,
                      std::string* source);
 
+// Whether OMP_NUM_THREADS is petname's own choice from the CPU budget, which the launcher and
+// the operator mark with kAdaptiveThreadsEnv=1 (common/adaptive_threads.h), rather than the
+// user's.
+bool OmpNumThreadsFromPetname();
+
 // Runs flags.nproc ranks of this executable with this process's arguments minus --nproc, as
 // node --node-rank of --nnodes (dist::ParseNodeLayout), each with `threads` intra-op threads
 // (--threads when > 0, else launch::ChooseThreads over the CPU budget), and sets *exit_code to

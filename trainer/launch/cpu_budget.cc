@@ -192,8 +192,8 @@ CpuBudget ReadCpuBudget() {
   return budget;
 }
 
-Status ChooseThreads(int flag, const char* omp_num_threads, const CpuBudget& budget,
-                     int local_ranks, ThreadChoice* out) {
+Status ChooseThreads(int flag, const char* omp_num_threads, bool omp_from_petname,
+                     const CpuBudget& budget, int local_ranks, ThreadChoice* out) {
   if (flag > 0) {
     *out = {flag, "--threads"};
     return Status::Ok();
@@ -205,12 +205,13 @@ Status ChooseThreads(int flag, const char* omp_num_threads, const CpuBudget& bud
       return Status::InvalidArgument("OMP_NUM_THREADS='" + value +
                                      "' is not a positive whole number");
     }
-    *out = {static_cast<int>(n), "OMP_NUM_THREADS=" + value};
+    *out = {static_cast<int>(n), "OMP_NUM_THREADS=" + value, omp_from_petname};
     return Status::Ok();
   }
   const int ranks = std::max(1, local_ranks);
   out->threads = std::max(1, budget.Cpus() / ranks);
   out->why = budget.Describe();
+  out->adaptive = true;
   if (ranks > 1) out->why += ", shared by " + std::to_string(ranks) + " local ranks";
   return Status::Ok();
 }

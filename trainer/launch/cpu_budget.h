@@ -57,13 +57,17 @@ CpuBudget ReadCpuBudget();
 struct ThreadChoice {
   int threads = 1;
   std::string why;  // e.g. "OMP_NUM_THREADS=2", "--threads", or the budget's Describe()
+  // Chosen from the budget, not by the user: training may use fewer while the threads wait
+  // for a CPU (train/thread_tuner.h).
+  bool adaptive = false;
 };
 
 // Intra-op threads for each of `local_ranks` ranks: `flag` when > 0 (--threads), else
 // `omp_num_threads` when set and non-empty (its first entry, as OpenMP reads "4,2"), else
-// max(1, budget.Cpus() / local_ranks). An OMP_NUM_THREADS that is not a positive whole number is
-// kInvalidArgument naming it.
-Status ChooseThreads(int flag, const char* omp_num_threads, const CpuBudget& budget,
-                     int local_ranks, ThreadChoice* out);
+// max(1, budget.Cpus() / local_ranks), adaptive; `omp_num_threads` too is adaptive when
+// `omp_from_petname` (kAdaptiveThreadsEnv is "1": the launcher or the operator set it). An
+// OMP_NUM_THREADS that is not a positive whole number is kInvalidArgument naming it.
+Status ChooseThreads(int flag, const char* omp_num_threads, bool omp_from_petname,
+                     const CpuBudget& budget, int local_ranks, ThreadChoice* out);
 
 }  // namespace petname::launch

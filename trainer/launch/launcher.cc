@@ -14,6 +14,7 @@
 #include <cstring>
 #include <memory>
 
+#include "common/adaptive_threads.h"
 #include "trainer/launch/child.h"
 #include "trainer/launch/line_prefixer.h"
 
@@ -82,6 +83,7 @@ std::vector<std::string> ChildEnv(const LaunchOptions& options, int port, int lo
       {"PETNAME_RENDEZVOUS_SECRET", options.secret},
       {"OMP_NUM_THREADS",
        options.threads_per_rank > 0 ? std::to_string(options.threads_per_rank) : ""},
+      {kAdaptiveThreadsEnv, options.adaptive_threads ? "1" : ""},
   });
 }
 

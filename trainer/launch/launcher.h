@@ -7,8 +7,9 @@
 //    environment of this process plus MASTER_ADDR, MASTER_PORT (master_port, or a free port
 //    when 0), WORLD_SIZE = nnodes * nproc, RANK = node_rank * nproc + local rank, LOCAL_RANK,
 //    LOCAL_WORLD_SIZE = nproc, PETNAME_RENDEZVOUS_SECRET = secret when set and, when
-//    threads_per_rank > 0, OMP_NUM_THREADS. If the
-//    launcher dies, the children get SIGTERM.
+//    threads_per_rank > 0, OMP_NUM_THREADS, with kAdaptiveThreadsEnv "1" when adaptive_threads
+//    (common/adaptive_threads.h; removed otherwise). If the launcher dies, the children get
+//    SIGTERM.
 //  - Every line a child writes to stdout/stderr is copied to the same stream of this
 //    process prefixed with "[rank R] " (R its global rank).
 //  - SIGINT/SIGTERM received by the launcher are forwarded to every running rank; a second
@@ -32,6 +33,7 @@ struct LaunchOptions {
   std::string executable = "/proc/self/exe";
   std::vector<std::string> args;  // argv of every child, argv[0] included
   int threads_per_rank = 0;
+  bool adaptive_threads = false;  // threads_per_rank came from the CPU budget, not the user
   std::string master_addr = "127.0.0.1";
   int master_port = 0;  // 0: a free port of this machine (one node only)
   std::string secret;   // the ranks' rendezvous secret (distributed/peer_check.h)

@@ -65,9 +65,9 @@ TrainingMetrics::TrainingMetrics(const RankLabels& labels)
       epochs_planned_(AddGauge(kEpochsPlanned, "Epochs the run will train in total.")),
       world_size_(AddGauge(kWorldSize, "Number of ranks in the run.")),
       restarts_(AddGauge(kRestarts, "Times the job resumed from a checkpoint.")),
-      threads_(
-          AddGauge(kIntraOpThreads,
-                   "Intra-op CPU threads of this rank (launch/cpu_budget.h says how chosen).")),
+      threads_(AddGauge(
+          kIntraOpThreads,
+          "Intra-op CPU threads of this rank now (fewer while its threads wait for a CPU).")),
       checkpoint_interval_(
           AddGauge(kCheckpointIntervalEpochs, "Epochs between checkpoints (0: no checkpoints).")) {}
 
@@ -128,6 +128,8 @@ void TrainingMetrics::OnStep(double loss, int64_t samples, double step_seconds,
 }
 
 void TrainingMetrics::SetLearningRate(double learning_rate) { learning_rate_.Set(learning_rate); }
+
+void TrainingMetrics::SetThreads(int threads) { threads_.Set(threads); }
 
 void TrainingMetrics::OnEpoch(int epochs_completed, double epoch_loss, double epoch_seconds,
                               double elapsed_seconds) {

@@ -74,6 +74,9 @@ class TrainingMetrics {
 
   void SetLearningRate(double learning_rate);
 
+  // The intra-op threads changed while training (train/thread_tuner.h).
+  void SetThreads(int threads);
+
   // An epoch finished: `epochs_completed` epochs are done (1 after the first), with this
   // mean training loss and wall time; `elapsed_seconds` is the job's training wall time so
   // far, across resumes (the x axis of time-to-accuracy).

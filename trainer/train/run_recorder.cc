@@ -96,6 +96,10 @@ void RunRecorder::LearningRate(double lr) {
   if (metrics_ != nullptr) metrics_->SetLearningRate(lr);
 }
 
+void RunRecorder::Threads(int threads) {
+  if (metrics_ != nullptr) metrics_->SetThreads(threads);
+}
+
 void RunRecorder::Step(const torch::Tensor& loss, int64_t samples, Clock::time_point step_start,
                        double allreduce_wait_seconds) {
   if (metrics_ == nullptr) return;

@@ -40,6 +40,9 @@ class RunRecorder {
   // The optimizer's learning rate changed to `lr` (the schedule's rate for the next step).
   void LearningRate(double lr);
 
+  // The intra-op thread count changed to `threads` (train/thread_tuner.h).
+  void Threads(int threads);
+
   // A checkpoint write that took `seconds` just completed.
   void Checkpoint(double seconds);
 

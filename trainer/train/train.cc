@@ -20,6 +20,7 @@
 #include "trainer/train/host_step.h"
 #include "trainer/train/run_fingerprint.h"
 #include "trainer/train/run_recorder.h"
+#include "trainer/train/tuned_threads.h"
 
 namespace petname::train {
 namespace {
@@ -257,6 +258,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
   schedule.total_steps =
       o.epochs * ((dist::ShardLength(n, static_cast<int>(world), o.drop_last) + o.batch_size - 1) /
                   o.batch_size);
+  TunedThreads threads(o.adapt_threads && device.is_cpu() ? o.threads : 1, &recorder, reporter);
   double train_seconds = 0;
   int64_t trained_samples = 0;
   Status last_save;  // of the last epoch's checkpoint
@@ -278,6 +280,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions(torch::kFloat64).device(device));
     const Clock::time_point epoch_start = Clock::now();
     step->BeginEpoch(shards);
+    threads.BeginEpoch();
     for (int64_t b = 0; b < batches; ++b) {
       const Clock::time_point step_start = Clock::now();
       const double lr = LearningRateAt(schedule, manifest.step);
@@ -285,6 +288,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
       StepResult r;
       PETNAME_RETURN_IF_ERROR(step->Run(b, lr, dist::StopRequested(), &r));
       recorder.Step(r.loss, r.rows, step_start, r.wait_seconds);
+      threads.AfterStep(SecondsSince(step_start) - r.wait_seconds, r.rows);
 
       result->comm_wait_seconds += r.wait_seconds;
       loss_sum += r.loss * r.rows;

@@ -48,7 +48,9 @@ struct TrainOptions {
   int64_t warmup_steps = kDefaultWarmupSteps;   // linear warm-up (lr_schedule.h)
   LrDecay lr_decay = LrDecay::kConstant;
   uint64_t seed = kDefaultSeed;
-  int threads = 1;             // intra-op threads
+  int threads = 1;  // intra-op threads; with adapt_threads, at most this many
+  // Fewer threads while other processes keep the CPUs busy (thread_tuner.h); CPU only.
+  bool adapt_threads = false;
   std::string device = "cpu";  // "cpu" or "cuda" (cuda:LOCAL_RANK)
   model::Precision precision = model::Precision::kFp32;
   model::LstmImpl impl = model::LstmImpl::kHostForest;  // host-forest runs on the CPU only

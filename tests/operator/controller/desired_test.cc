@@ -202,20 +202,20 @@ TEST(DesiredTest, TheAcceleratorResourceNameIsTheSpecs) {
 TEST(DesiredTest, ThreadsFromTheSpecOrTheCpuLimit) {
   struct Case {
     const char* spec;
-    const char* threads;      // --threads, or "<missing>"
+    const char* threads;      // --threads (the spec's training.threads), or "<missing>"
     const char* omp_threads;  // OMP_NUM_THREADS, or "<unset>"
   };
   const Case cases[] = {
       {R"({})", "<missing>", "<unset>"},
       {R"({"training": {"threads": 3}})", "3", "<unset>"},
       {R"({"training": {"threads": 3}, "resources": {"cpu": 8}})", "3", "<unset>"},
-      {R"({"resources": {"cpu": 4}})", "4", "4"},
-      {R"({"resources": {"cpu": "4", "processesPerReplica": 2}})", "2", "2"},
-      {R"({"resources": {"cpu": "7", "processesPerReplica": 2}})", "3", "3"},
-      {R"({"resources": {"cpu": "1500m"}})", "1", "1"},
-      {R"({"resources": {"cpu": "500m"}})", "1", "1"},
-      {R"({"resources": {"cpu": "2", "processesPerReplica": 4}})", "1", "1"},
-      {R"({"resources": {"cpu": "2e1", "gpusPerReplica": 4}})", "5", "5"},
+      {R"({"resources": {"cpu": 4}})", "<missing>", "4"},
+      {R"({"resources": {"cpu": "4", "processesPerReplica": 2}})", "<missing>", "2"},
+      {R"({"resources": {"cpu": "7", "processesPerReplica": 2}})", "<missing>", "3"},
+      {R"({"resources": {"cpu": "1500m"}})", "<missing>", "1"},
+      {R"({"resources": {"cpu": "500m"}})", "<missing>", "1"},
+      {R"({"resources": {"cpu": "2", "processesPerReplica": 4}})", "<missing>", "1"},
+      {R"({"resources": {"cpu": "2e1", "gpusPerReplica": 4}})", "<missing>", "5"},
       {R"({"resources": {"cpu": 4}, "env": [{"name": "OMP_NUM_THREADS", "value": "2"}]})",
        "<missing>", "2"},
   };
@@ -223,6 +223,11 @@ TEST(DesiredTest, ThreadsFromTheSpecOrTheCpuLimit) {
     const Json pod = Desired(TestJob(1, std::string(R"({"spec": )") + c.spec + "}")).pods[0];
     EXPECT_EQ(Flag(pod, "--threads"), c.threads) << c.spec;
     EXPECT_EQ(EnvValue(pod, "OMP_NUM_THREADS"), c.omp_threads) << c.spec;
+    // The operator's own count is an upper bound the trainer may lower; the user's is fixed.
+    const bool from_cpu = c.threads == std::string("<missing>") &&
+                          c.omp_threads != std::string("<unset>") &&
+                          std::string(c.spec).find("OMP_NUM_THREADS") == std::string::npos;
+    EXPECT_EQ(EnvValue(pod, "PETNAME_ADAPTIVE_THREADS"), from_cpu ? "1" : "<unset>") << c.spec;
   }
 }
 

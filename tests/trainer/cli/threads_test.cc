@@ -41,6 +41,51 @@ TEST(ThreadsTest, WithoutEitherTheBudgetDecides) {
   EXPECT_NE(out.find(" in the affinity mask)"), std::string::npos) << out;
 }
 
+TEST(ThreadsTest, OnlyPetnamesOwnCountIsLoweredWhileTheThreadsWaitForACpu) {
+  std::string out;
+  ASSERT_EQ(RunProcess(Args(), {{"OMP_NUM_THREADS", "2"}, {"PETNAME_ADAPTIVE_THREADS", "1"}}, &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("petname: threads: 2 intra-op (OMP_NUM_THREADS=2), fewer while they wait "
+                     "for a CPU\n"),
+            std::string::npos)
+      << out;
+  ASSERT_EQ(RunProcess(Args(), {{"OMP_NUM_THREADS", "2"}}, &out), 0) << out;
+  EXPECT_NE(out.find("petname: threads: 2 intra-op (OMP_NUM_THREADS=2), fixed\n"),
+            std::string::npos)
+      << out;
+  std::vector<std::string> args = Args();
+  args.insert(args.end(), {"--threads", "2"});
+  ASSERT_EQ(RunProcess(args, {{"OMP_NUM_THREADS", "2"}, {"PETNAME_ADAPTIVE_THREADS", "1"}}, &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("petname: threads: 2 intra-op (--threads), fixed\n"), std::string::npos)
+      << out;
+}
+
+// The launcher passes its own count on as petname's (PETNAME_ADAPTIVE_THREADS=1) and the
+// user's as the user's (rank 0 prints the thread line).
+TEST(ThreadsTest, TheRanksOfTheLauncherKeepWhoseCountItIs) {
+  std::vector<std::string> args = Args();
+  args.insert(args.end(), {"--nproc", "2"});
+  std::string out;
+  const int adaptive =
+      RunProcess(args, {{"OMP_NUM_THREADS", "2"}, {"PETNAME_ADAPTIVE_THREADS", "1"}}, &out);
+#ifdef PETNAME_TEST_HAVE_GLOO
+  ASSERT_EQ(adaptive, 0) << out;
+  EXPECT_NE(out.find("[rank 0] petname: threads: 2 intra-op (OMP_NUM_THREADS=2), fewer while "
+                     "they wait for a CPU\n"),
+            std::string::npos)
+      << out;
+  ASSERT_EQ(RunProcess(args, {{"OMP_NUM_THREADS", "2"}}, &out), 0) << out;
+  EXPECT_NE(out.find("[rank 0] petname: threads: 2 intra-op (OMP_NUM_THREADS=2), fixed\n"),
+            std::string::npos)
+      << out;
+#else
+  EXPECT_EQ(adaptive, 2) << out;
+#endif
+}
+
 TEST(ThreadsTest, BadOmpNumThreadsIsAUsageError) {
   std::string out;
   EXPECT_EQ(RunProcess(Args(), {{"OMP_NUM_THREADS", "lots"}}, &out), 2) << out;

@@ -134,27 +134,40 @@ TEST(CpuBudgetTest, CpusIsTheAffinityCappedByTheRoundedUpQuota) {
 TEST(CpuBudgetTest, ThreadsComeFromTheFlagThenOmpNumThreadsThenTheBudget) {
   const CpuBudget budget{8, 4, "/q"};
   ThreadChoice c;
-  ASSERT_TRUE(ChooseThreads(3, "5", budget, 2, &c).ok());
+  ASSERT_TRUE(ChooseThreads(3, "5", false, budget, 2, &c).ok());
   EXPECT_EQ(c.threads, 3);
   EXPECT_EQ(c.why, "--threads");
-  ASSERT_TRUE(ChooseThreads(0, "5", budget, 2, &c).ok());
+  ASSERT_TRUE(ChooseThreads(0, "5", false, budget, 2, &c).ok());
   EXPECT_EQ(c.threads, 5);
   EXPECT_EQ(c.why, "OMP_NUM_THREADS=5");
-  ASSERT_TRUE(ChooseThreads(0, "4,2", budget, 1, &c).ok());
+  ASSERT_TRUE(ChooseThreads(0, "4,2", false, budget, 1, &c).ok());
   EXPECT_EQ(c.threads, 4);
-  ASSERT_TRUE(ChooseThreads(0, "", budget, 1, &c).ok());
+  ASSERT_TRUE(ChooseThreads(0, "", false, budget, 1, &c).ok());
   EXPECT_EQ(c.threads, 4);
-  ASSERT_TRUE(ChooseThreads(0, nullptr, budget, 2, &c).ok());
+  ASSERT_TRUE(ChooseThreads(0, nullptr, false, budget, 2, &c).ok());
   EXPECT_EQ(c.threads, 2);
   EXPECT_EQ(c.why, "cgroup CPU quota 4 (/q), 8 CPUs in the affinity mask, shared by 2 local ranks");
-  ASSERT_TRUE(ChooseThreads(0, nullptr, budget, 16, &c).ok());
+  ASSERT_TRUE(ChooseThreads(0, nullptr, false, budget, 16, &c).ok());
   EXPECT_EQ(c.threads, 1);
+}
+
+TEST(CpuBudgetTest, OnlyPetnamesOwnChoiceAdapts) {
+  const CpuBudget budget{8, 4, "/q"};
+  ThreadChoice c;
+  ASSERT_TRUE(ChooseThreads(0, nullptr, false, budget, 1, &c).ok());
+  EXPECT_TRUE(c.adaptive);
+  ASSERT_TRUE(ChooseThreads(0, "2", true, budget, 1, &c).ok());  // the launcher's or operator's
+  EXPECT_TRUE(c.adaptive);
+  ASSERT_TRUE(ChooseThreads(0, "2", false, budget, 1, &c).ok());  // the user's
+  EXPECT_FALSE(c.adaptive);
+  ASSERT_TRUE(ChooseThreads(2, "2", true, budget, 1, &c).ok());  // --threads
+  EXPECT_FALSE(c.adaptive);
 }
 
 TEST(CpuBudgetTest, BadOmpNumThreadsIsAUsageError) {
   ThreadChoice c;
   for (const char* bad : {"0", "-2", "two", "2.5", ","}) {
-    const Status st = ChooseThreads(0, bad, CpuBudget{}, 1, &c);
+    const Status st = ChooseThreads(0, bad, false, CpuBudget{}, 1, &c);
     EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << bad;
     EXPECT_NE(st.message().find("OMP_NUM_THREADS"), std::string::npos) << st.message();
   }
