@@ -34,7 +34,8 @@ ThreadTuner::ThreadTuner(int max_threads, int start, const std::string& start_re
   }
 }
 
-void ThreadTuner::Record(double seconds, int64_t rows, double cpu_wait_seconds) {
+void ThreadTuner::Record(double seconds, int64_t rows, double cpu_wait_seconds,
+                         const std::function<int()>& free_threads) {
   if (max_ == 1 || rows <= 0) return;
   if (trial_ > 0) {
     ++trial_done_;
@@ -54,10 +55,10 @@ void ThreadTuner::Record(double seconds, int64_t rows, double cpu_wait_seconds) 
   window_seconds_ += seconds;
   window_rows_ += rows;
   window_wait_ += std::max(0.0, cpu_wait_seconds);
-  if (window_steps_ >= settings_.window) EndWindow();
+  if (window_steps_ >= settings_.window) EndWindow(free_threads);
 }
 
-void ThreadTuner::EndWindow() {
+void ThreadTuner::EndWindow(const std::function<int()>& free_threads) {
   row_seconds_ = window_seconds_ / static_cast<double>(window_rows_);
   const double wait_share =
       window_seconds_ > 0 ? window_wait_ / (window_seconds_ * static_cast<double>(level_)) : 0;
@@ -69,7 +70,9 @@ void ThreadTuner::EndWindow() {
     trial_ = std::max(1, level_ / 2);
     trial_wait_share_ = wait_share;
   } else if (level_ < max_ && wait_share <= settings_.wait_share && since_up_ >= up_interval_) {
-    trial_ = std::min(max_, level_ * 2);
+    const int more = std::min(max_, level_ * 2);
+    if (free_threads() < more) return;  // no room now: asked again after the next window
+    trial_ = more;
   } else {
     return;
   }

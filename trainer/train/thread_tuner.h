@@ -16,8 +16,11 @@
 //  - when, over a window of `window` steps, the threads waited for a CPU more than
 //    `wait_share` of their time, it tries half the threads (a "trial") and keeps them when a
 //    row took less than `keep` times what it took before;
-//  - below the maximum, while its threads do not wait for a CPU, it tries double the threads
-//    every `interval` steps, so that cores that became free are used again; the interval starts at
+//  - below the maximum, while its threads do not wait for a CPU and as many more threads fit
+//    the CPUs that no other process's runnable thread wants (the caller's `free_threads`,
+//    StartingThreads), it tries double the threads every `interval` steps, so that cores that
+//    became free are used again (a trial of more threads beside busy neighbours is the costly
+//    kind: one such step can take as long as 25 steps of fewer threads); the interval starts at
 //    `first_interval` and doubles (up to `max_interval`) after each trial that lost, and so does
 //    the wait before the next trial of half the threads;
 //  - a trial runs `trial_steps` steps, and ends after its first when that step took more than
@@ -27,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace petname::train {
@@ -62,10 +66,13 @@ class ThreadTuner {
 
   // The step that just ran with threads(): its compute seconds, rows, and the seconds the
   // process's threads spent waiting for a CPU during it (summed over threads).
-  void Record(double seconds, int64_t rows, double cpu_wait_seconds);
+  // `free_threads` answers StartingThreads for the CPUs now; it is called only when a trial of
+  // more threads is otherwise due.
+  void Record(double seconds, int64_t rows, double cpu_wait_seconds,
+              const std::function<int()>& free_threads);
 
  private:
-  void EndWindow();
+  void EndWindow(const std::function<int()>& free_threads);
   void EndTrial(bool won, double ratio);
 
   const ThreadTunerSettings settings_;

@@ -11,9 +11,8 @@
 namespace petname::train {
 namespace {
 
-ThreadTuner StartingTuner(int max_threads) {
+ThreadTuner StartingTuner(int max_threads, int cpus) {
   if (max_threads <= 1) return ThreadTuner(1);
-  const int cpus = launch::ReadCpuBudget().affinity_cpus;
   const int others = launch::OtherRunnableThreads(5, std::chrono::milliseconds(10));
   return ThreadTuner(max_threads, StartingThreads(max_threads, cpus, others),
                      std::to_string(others) + " threads of other processes were runnable on " +
@@ -23,7 +22,11 @@ ThreadTuner StartingTuner(int max_threads) {
 }  // namespace
 
 TunedThreads::TunedThreads(int max_threads, RunRecorder* recorder, Reporter* reporter)
-    : max_(max_threads), recorder_(recorder), reporter_(reporter), tuner_(StartingTuner(max_)) {
+    : max_(max_threads),
+      cpus_(launch::ReadCpuBudget().affinity_cpus),
+      recorder_(recorder),
+      reporter_(reporter),
+      tuner_(StartingTuner(max_, cpus_)) {
   Apply(max_);
 }
 
@@ -35,7 +38,10 @@ void TunedThreads::AfterStep(double seconds, int64_t rows) {
   if (max_ <= 1) return;
   const double now = launch::ProcessCpuWaitSeconds();
   const int settled = tuner_.level();
-  tuner_.Record(seconds, rows, now - cpu_wait_);
+  tuner_.Record(seconds, rows, now - cpu_wait_, [this] {
+    return StartingThreads(max_, cpus_,
+                           launch::OtherRunnableThreads(1, std::chrono::milliseconds(0)));
+  });
   cpu_wait_ = now;
   Apply(settled);
 }

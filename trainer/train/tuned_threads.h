@@ -28,6 +28,7 @@ class TunedThreads {
   void Apply(int settled_before);
 
   const int max_;
+  const int cpus_;  // of the affinity mask
   RunRecorder* recorder_;
   Reporter* reporter_;
   ThreadTuner tuner_;

@@ -12,10 +12,12 @@ namespace {
 
 constexpr int64_t kRows = 256;
 
-// Seconds a step takes with N threads, and the seconds its threads wait for a CPU.
+// Seconds a step takes with N threads, the seconds its threads wait for a CPU, and the threads
+// that fit the CPUs no other process's runnable thread wants (StartingThreads).
 struct Machine {
   std::function<double(int)> seconds;
   std::function<double(int)> wait;
+  int free_threads = 2;
 };
 
 // The thread count of each of `steps` steps.
@@ -24,7 +26,7 @@ std::vector<int> Simulate(ThreadTuner* tuner, const Machine& m, int steps) {
   for (int i = 0; i < steps; ++i) {
     const int n = tuner->threads();
     counts.push_back(n);
-    tuner->Record(m.seconds(n), kRows, m.wait(n));
+    tuner->Record(m.seconds(n), kRows, m.wait(n), [&m] { return m.free_threads; });
   }
   return counts;
 }
@@ -39,7 +41,7 @@ int StepsWith(const std::vector<int>& counts, int n) {
 const Machine kIdle{[](int n) { return n == 2 ? 0.010 : 0.017; }, [](int) { return 0.0; }};
 // Two busy neighbours on 2 cores: 2 threads wait half their time and are 4x slower than 1.
 const Machine kBusy{[](int n) { return n == 2 ? 0.070 : 0.017; },
-                    [](int n) { return n == 2 ? 0.070 : 0.003; }};
+                    [](int n) { return n == 2 ? 0.070 : 0.003; }, 1};
 // Waiting, yet 2 threads are still faster than 1.
 const Machine kMild{[](int n) { return n == 2 ? 0.010 : 0.016; },
                     [](int n) { return n == 2 ? 0.006 : 0.002; }};
@@ -66,27 +68,34 @@ TEST(ThreadTunerTest, WaitingThreadsGiveWayToHalfAsManyWhenThoseAreFaster) {
 }
 
 TEST(ThreadTunerTest, NoTrialOfMoreThreadsWhileTheFewerWait) {
+  Machine waiting = kBusy;
+  waiting.free_threads = 2;  // e.g. neighbours in another PID namespace's view
   ThreadTuner tuner(2);
-  const std::vector<int> counts = Simulate(&tuner, kBusy, 5000);
+  const std::vector<int> counts = Simulate(&tuner, waiting, 5000);
   EXPECT_EQ(tuner.level(), 1);
   EXPECT_EQ(StepsWith(counts, 2), 2);  // the first window
+}
+
+TEST(ThreadTunerTest, NoTrialOfMoreThreadsWithoutFreeCpus) {
+  // One busy neighbour on 2 cores: 1 thread has a core to itself and does not wait; 2 wait
+  // and are 4x slower.
+  Machine one_busy{[](int n) { return n == 2 ? 0.070 : 0.017; },
+                   [](int n) { return n == 2 ? 0.070 : 0.0; }, 1};
+  ThreadTuner tuner(2);
+  EXPECT_EQ(StepsWith(Simulate(&tuner, one_busy, 5000), 2), 2);
+  // Where the neighbour cannot be seen, trials of 2 come after 32, 64, ..., 1024 steps at 1,
+  // then every 1024, one step each.
+  one_busy.free_threads = 2;
+  ThreadTuner blind(2);
+  const std::vector<int> counts = Simulate(&blind, one_busy, 5000);
+  EXPECT_EQ(blind.level(), 1);
+  EXPECT_LE(StepsWith(counts, 2), 2 + 9);
+  EXPECT_GE(StepsWith(counts, 2), 2 + 5);
 }
 
 TEST(ThreadTunerTest, StartedLowUnderLoadItStaysLow) {
   ThreadTuner tuner(2, 1, "2 other runnable threads on 2 CPUs");
   EXPECT_EQ(StepsWith(Simulate(&tuner, kBusy, 1000), 2), 0);
-}
-
-TEST(ThreadTunerTest, TrialsOfMoreThreadsThatLoseEndAfterOneStepAndBackOff) {
-  // One busy neighbour on 2 cores: 1 thread has a core to itself, 2 wait and are 4x slower.
-  const Machine one_busy{[](int n) { return n == 2 ? 0.070 : 0.017; },
-                         [](int n) { return n == 2 ? 0.070 : 0.0; }};
-  ThreadTuner tuner(2);
-  const std::vector<int> counts = Simulate(&tuner, one_busy, 5000);
-  EXPECT_EQ(tuner.level(), 1);
-  // Trials of 2 after 32, 64, ..., 1024 steps at 1, then every 1024: one step each.
-  EXPECT_LE(StepsWith(counts, 2), 2 + 9);
-  EXPECT_GE(StepsWith(counts, 2), 2 + 5);
 }
 
 TEST(ThreadTunerTest, StartsWithTheCpusNoOtherProcessWaitsFor) {
@@ -135,7 +144,7 @@ TEST(ThreadTunerTest, ManyThreadsHalveUntilTheyStopWaiting) {
 
 TEST(ThreadTunerTest, EmptyStepsAreIgnored) {
   ThreadTuner tuner(2);
-  for (int i = 0; i < 10; ++i) tuner.Record(1.0, 0, 1.0);
+  for (int i = 0; i < 10; ++i) tuner.Record(1.0, 0, 1.0, [] { return 2; });
   EXPECT_EQ(tuner.threads(), 2);
 }
 
