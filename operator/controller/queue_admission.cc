@@ -90,4 +90,18 @@ WorkloadAction FinishedJobWorkload(const QueueState& queue) {
   return WorkloadAction::kFinish;
 }
 
+std::optional<api::WorkloadCondition> WorkloadPodsReady(const api::WorkloadState& wl, bool ready) {
+  if (!wl.exists || wl.evicted || wl.finished) return std::nullopt;
+  const std::string& was = wl.pods_ready_reason;
+  api::WorkloadCondition c{false, "WaitForStart", "Not all pods are ready or succeeded"};
+  if (wl.admitted && ready) {
+    c = {true, was == "WaitForRecovery" || was == "Recovered" ? "Recovered" : "Started",
+         "All pods reached readiness and the workload is running"};
+  } else if (wl.admitted && (wl.pods_ready.value_or(false) || was == "WaitForRecovery")) {
+    c = {false, "WaitForRecovery", "At least one pod has failed, waiting for recovery"};
+  }
+  if (wl.pods_ready == c.status && was == c.reason) return std::nullopt;
+  return c;
+}
+
 }  // namespace petname::controller

@@ -104,7 +104,7 @@ pod=$(k get pod first-rank-0 -o json)
 cond_is first QuotaReserved True || fail "QuotaReserved"
 run_all first 2
 wait_until "first Running" 30 phase_is first Running
-wait_until "Workload PodsReady" 30 wl_cond_is first PodsReady True/PodsReady
+wait_until "Workload PodsReady" 30 wl_cond_is first PodsReady True/Started
 
 log "a job in queue team-b (same ClusterQueue, no quota left) waits without pods"
 queued_job second team-b low 2
