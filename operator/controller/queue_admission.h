@@ -15,6 +15,9 @@
 //  - admitted again: Suspended False, reason Admitted; startTime reset; the ranks are recreated
 //    and resume from the latest checkpoint.
 //  - finished (Succeeded or Failed) with an unfinished Workload: kFinish (Kueue frees the quota).
+//  - suspended by spec.runPolicy.suspend: no rank pod whatever the Workload says, QuotaReserved
+//    and Admitted still mirror it, and an eviction still releases the reservation once no pod is
+//    left (kClearReservation), so whatever preempted the job gets its quota.
 // The Workload's PodsReady condition is written as Kueue writes it for its own kinds
 // (WorkloadPodsReady).
 #pragma once
@@ -47,6 +50,11 @@ inline constexpr int64_t kQueueRecheckSeconds = 30;
 // deleted included). Sets phase and conditions in *status.
 QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
                           api::JobStatus* status);
+
+// For a job suspended by spec.runPolicy.suspend; sets conditions QuotaReserved and Admitted in
+// *status (the phase and Suspended are the suspension's).
+WorkloadAction DecideSuspendedQueue(const QueueState& queue, bool pods_left, int64_t now,
+                                    api::JobStatus* status);
 
 // For a finished job: kFinish when its Workload exists and is not finished, else kNone.
 WorkloadAction FinishedJobWorkload(const QueueState& queue);

@@ -173,6 +173,42 @@ TEST(QueueAdmissionTest, UserSuspendWinsAndWithoutAQueueNothingChanges) {
   EXPECT_EQ(Cond(p.status, api::kQuotaReserved), "<none>");
 }
 
+TEST(QueueAdmissionTest, SuspendedJobReleasesAnEvictedReservation) {
+  api::Job job = TestJob(2);
+  job.status =
+      ComputeStatus(job, RunningPods(2), PodGroupState::kNotWanted, kT0, Admitted(2)).status;
+  job.spec.suspend = true;
+
+  // Suspended while admitted: the ranks go, the reservation stays.
+  Plan p = ComputeStatus(job, RunningPods(2), PodGroupState::kNotWanted, kT0 + 10, Admitted(2));
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);
+  EXPECT_EQ(Cond(p.status, api::kSuspended), "True/Suspended");
+  job.status = p.status;
+  p = ComputeStatus(job, {}, PodGroupState::kNotWanted, kT0 + 20, Admitted(2));
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);
+  job.status = p.status;
+
+  // Preempted: released once no pod is left, as for a job that is not suspended.
+  p = ComputeStatus(job, RunningPods(1), PodGroupState::kNotWanted, kT0 + 30,
+                    Evicted("Preempted", true));
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  p = ComputeStatus(job, {}, PodGroupState::kNotWanted, kT0 + 30, Evicted("Preempted", true));
+  EXPECT_EQ(p.workload, WorkloadAction::kClearReservation);
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  EXPECT_EQ(Cond(p.status, api::kSuspended), "True/Suspended");
+  EXPECT_EQ(p.status.phase, api::JobPhase::kSuspended);
+  job.status = p.status;
+
+  // Released: the conditions say so, and nothing more is written.
+  p = ComputeStatus(job, {}, PodGroupState::kNotWanted, kT0 + 31, Evicted("Preempted", false));
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);
+  EXPECT_EQ(Cond(p.status, api::kQuotaReserved), "False/Pending");
+  EXPECT_EQ(Cond(p.status, api::kAdmitted), "False/NoReservation");
+  EXPECT_EQ(Cond(p.status, api::kSuspended), "True/Suspended");
+}
+
 std::string PodsReady(const QueueState& q, bool ready) {
   const std::optional<api::WorkloadCondition> c = WorkloadPodsReady(q.workload, ready);
   return c ? std::string(c->status ? "True" : "False") + "/" + c->reason : "<none>";
