@@ -78,6 +78,7 @@ WorkloadState WorkloadStateFromJson(const Json& wl) {
   }
   if (const Json* c = FindWorkloadCondition(wl, "PodsReady")) {
     s.pods_ready = c->value("status", "") == "True";
+    s.pods_ready_reason = c->value("reason", "");
   }
   const Json admission = wl.value("/status/admission"_json_pointer, Json());
   if (!admission.is_object()) return s;
@@ -137,11 +138,9 @@ Json FinishWorkload(const Json& wl, bool succeeded, const std::string& message, 
   return out;
 }
 
-Json SetWorkloadPodsReady(const Json& wl, bool ready, int64_t now) {
+Json SetWorkloadPodsReady(const Json& wl, const WorkloadCondition& c, int64_t now) {
   Json out = wl;
-  SetWorkloadCondition(&out, "PodsReady", ready, ready ? "PodsReady" : "WaitForStart",
-                       ready ? "All pods reached readiness" : "Not all pods are ready or succeeded",
-                       now);
+  SetWorkloadCondition(&out, "PodsReady", c.status, c.reason, c.message, now);
   return out;
 }
 

@@ -47,6 +47,7 @@ struct WorkloadState {
   std::string evicted_message;
   bool finished = false;
   std::optional<bool> pods_ready;              // condition PodsReady, when present
+  std::string pods_ready_reason;               // its reason (WaitForStart, Started, ...)
   std::string cluster_queue;                   // status.admission.clusterQueue
   int admitted_count = 0;                      // the pod set's admitted count (0: not admitted)
   std::map<std::string, std::string> flavors;  // resource -> ResourceFlavor of the assignment
@@ -67,8 +68,15 @@ Json ClearReservation(const Json& wl, int64_t now);
 // The Workload with condition Finished True (reason Succeeded or Failed): Kueue releases its quota.
 Json FinishWorkload(const Json& wl, bool succeeded, const std::string& message, int64_t now);
 
-// The Workload with condition PodsReady set (for Kueue's waitForPodsReady).
-Json SetWorkloadPodsReady(const Json& wl, bool ready, int64_t now);
+// A condition of the Workload as the operator writes it.
+struct WorkloadCondition {
+  bool status = false;
+  std::string reason;
+  std::string message;
+};
+
+// The Workload with condition PodsReady set to `c` (for Kueue's waitForPodsReady).
+Json SetWorkloadPodsReady(const Json& wl, const WorkloadCondition& c, int64_t now);
 
 // spec.nodeLabels and spec.tolerations of a ResourceFlavor merged into the rank pods' nodeSelector
 // and tolerations, where the job sets them (spec.template.spec, else spec.scheduling); the flavor

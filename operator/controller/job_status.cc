@@ -313,6 +313,8 @@ void Decider::Run(const std::vector<api::ObservedPod>& owned) {
     SetIfPresent(api::kRunning, false, "JobSuspended", "suspended");
     SetIfPresent(api::kPodsReady, false, "JobSuspended", "suspended");
     plan_->pods = PodAction::kStop;
+    if (queue_.wanted)
+      plan_->workload = DecideSuspendedQueue(queue_, !owned.empty(), now_, &status_);
     return;
   }
   if (queue_.wanted) {

@@ -23,6 +23,32 @@ void Gate(api::JobStatus* status, const std::string& reason, const std::string& 
   }
 }
 
+std::string Where(const api::WorkloadState& wl) {
+  return wl.cluster_queue.empty() ? "" : " by ClusterQueue " + wl.cluster_queue;
+}
+
+std::string Replicas(const api::WorkloadState& wl) {
+  return std::to_string(wl.admitted_count) + " replicas";
+}
+
+// Conditions QuotaReserved and Admitted: copies of the Workload's.
+void Mirror(const api::WorkloadState& wl, int64_t now, api::JobStatus* status) {
+  Set(status, api::kQuotaReserved, wl.quota_reserved,
+      wl.quota_reserved ? "QuotaReserved" : "Pending",
+      wl.quota_reserved ? "quota reserved" + Where(wl) + " for " + Replicas(wl)
+                        : (wl.pending_message.empty() ? "waiting for quota" : wl.pending_message),
+      now);
+  Set(status, api::kAdmitted, wl.admitted, wl.admitted ? "Admitted" : "NoReservation",
+      wl.admitted ? "admitted" + Where(wl) + " with " + Replicas(wl) : "not admitted", now);
+}
+
+// An evicted Workload's reservation is released once the job has no pod left, as Kueue's
+// jobframework does for a stopped job.
+WorkloadAction ReleaseEvicted(const api::WorkloadState& wl, bool pods_left) {
+  return wl.evicted && !pods_left && wl.quota_reserved ? WorkloadAction::kClearReservation
+                                                       : WorkloadAction::kNone;
+}
+
 }  // namespace
 
 QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
@@ -46,22 +72,14 @@ QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
     d.workload = WorkloadAction::kCreate;
     return d;
   }
-  const std::string where = wl.cluster_queue.empty() ? "" : " by ClusterQueue " + wl.cluster_queue;
-  const std::string replicas = std::to_string(wl.admitted_count) + " replicas";
-  Set(status, api::kQuotaReserved, wl.quota_reserved,
-      wl.quota_reserved ? "QuotaReserved" : "Pending",
-      wl.quota_reserved ? "quota reserved" + where + " for " + replicas
-                        : (wl.pending_message.empty() ? "waiting for quota" : wl.pending_message),
-      now);
-  Set(status, api::kAdmitted, wl.admitted, wl.admitted ? "Admitted" : "NoReservation",
-      wl.admitted ? "admitted" + where + " with " + replicas : "not admitted", now);
+  Mirror(wl, now, status);
   if (wl.evicted) {
     const std::string msg = "evicted by Kueue (" + wl.evicted_reason + "): " + wl.evicted_message +
                             "; the ranks checkpoint and stop, and the job waits to be admitted "
                             "again (not counted against backoffLimit)";
     Gate(status, wl.evicted_reason.empty() ? "Evicted" : wl.evicted_reason, msg, now);
     d.gated = true;
-    if (!pods_left && wl.quota_reserved) d.workload = WorkloadAction::kClearReservation;
+    d.workload = ReleaseEvicted(wl, pods_left);
     return d;
   }
   if (!wl.admitted) {
@@ -74,7 +92,7 @@ QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
   }
   if (api::ConditionIs(status->conditions, api::kSuspended, true)) {
     Set(status, api::kSuspended, false, "Admitted",
-        "admitted" + where + " with " + replicas +
+        "admitted" + Where(wl) + " with " + Replicas(wl) +
             ": the ranks start, or resume from the latest checkpoint",
         now);
     status->start_time = now;
@@ -83,11 +101,32 @@ QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
   return d;
 }
 
+WorkloadAction DecideSuspendedQueue(const QueueState& queue, bool pods_left, int64_t now,
+                                    api::JobStatus* status) {
+  if (!queue.workload.exists) return WorkloadAction::kNone;
+  Mirror(queue.workload, now, status);
+  return ReleaseEvicted(queue.workload, pods_left);
+}
+
 WorkloadAction FinishedJobWorkload(const QueueState& queue) {
   if (!queue.wanted || !queue.workload.exists || queue.workload.finished) {
     return WorkloadAction::kNone;
   }
   return WorkloadAction::kFinish;
+}
+
+std::optional<api::WorkloadCondition> WorkloadPodsReady(const api::WorkloadState& wl, bool ready) {
+  if (!wl.exists || wl.evicted || wl.finished) return std::nullopt;
+  const std::string& was = wl.pods_ready_reason;
+  api::WorkloadCondition c{false, "WaitForStart", "Not all pods are ready or succeeded"};
+  if (wl.admitted && ready) {
+    c = {true, was == "WaitForRecovery" || was == "Recovered" ? "Recovered" : "Started",
+         "All pods reached readiness and the workload is running"};
+  } else if (wl.admitted && (wl.pods_ready.value_or(false) || was == "WaitForRecovery")) {
+    c = {false, "WaitForRecovery", "At least one pod has failed, waiting for recovery"};
+  }
+  if (wl.pods_ready == c.status && was == c.reason) return std::nullopt;
+  return c;
 }
 
 }  // namespace petname::controller

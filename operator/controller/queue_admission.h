@@ -15,9 +15,15 @@
 //  - admitted again: Suspended False, reason Admitted; startTime reset; the ranks are recreated
 //    and resume from the latest checkpoint.
 //  - finished (Succeeded or Failed) with an unfinished Workload: kFinish (Kueue frees the quota).
+//  - suspended by spec.runPolicy.suspend: no rank pod whatever the Workload says, QuotaReserved
+//    and Admitted still mirror it, and an eviction still releases the reservation once no pod is
+//    left (kClearReservation), so whatever preempted the job gets its quota.
+// The Workload's PodsReady condition is written as Kueue writes it for its own kinds
+// (WorkloadPodsReady).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "operator/api/job_status.h"
 #include "operator/api/workload.h"
@@ -45,7 +51,25 @@ inline constexpr int64_t kQueueRecheckSeconds = 30;
 QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
                           api::JobStatus* status);
 
+// For a job suspended by spec.runPolicy.suspend; sets conditions QuotaReserved and Admitted in
+// *status (the phase and Suspended are the suspension's).
+WorkloadAction DecideSuspendedQueue(const QueueState& queue, bool pods_left, int64_t now,
+                                    api::JobStatus* status);
+
 // For a finished job: kFinish when its Workload exists and is not finished, else kNone.
 WorkloadAction FinishedJobWorkload(const QueueState& queue);
+
+// The Workload's PodsReady condition as Kueue v0.17's jobframework writes it for its own kinds
+// (generatePodsReadyCondition), from `ready` (the job's PodsReady) and the Workload's current one:
+//  - not admitted: False, WaitForStart;
+//  - ready: True, Started; Recovered when the current reason is WaitForRecovery or Recovered;
+//  - not ready while the current one is True or WaitForRecovery (a rank failed after the ranks
+//    had been ready since the admission): False, WaitForRecovery;
+//  - else False, WaitForStart.
+// Kueue's waitForPodsReady times WaitForStart from the admission (timeout) and WaitForRecovery
+// from its own transition (recoveryTimeout), so a rank restart of a job that has run longer than
+// the timeout does not evict it. std::nullopt: nothing to write (no Workload, evicted, finished,
+// or it already has that status and reason).
+std::optional<api::WorkloadCondition> WorkloadPodsReady(const api::WorkloadState& wl, bool ready);
 
 }  // namespace petname::controller

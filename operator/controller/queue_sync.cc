@@ -142,11 +142,10 @@ Status QueueSync::Act(const api::Job& requested, const Plan& plan, const QueueSt
     case WorkloadAction::kNone:
       break;
   }
-  const api::WorkloadState& s = queue.workload;
-  if (!s.exists || !s.admitted || s.evicted || s.finished) return Status::Ok();
-  const bool ready = api::ConditionIs(plan.status.conditions, api::kPodsReady, true);
-  if (s.pods_ready == ready) return Status::Ok();
-  return WriteWorkloadStatus(api::SetWorkloadPodsReady(wl, ready, now));
+  const std::optional<api::WorkloadCondition> ready = WorkloadPodsReady(
+      queue.workload, api::ConditionIs(plan.status.conditions, api::kPodsReady, true));
+  if (!ready) return Status::Ok();
+  return WriteWorkloadStatus(api::SetWorkloadPodsReady(wl, *ready, now));
 }
 
 }  // namespace petname::controller

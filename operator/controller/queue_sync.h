@@ -2,8 +2,9 @@
 // job's Workload from the workloads informer, applies the admission to the job (replicas =
 // the admitted count, the ResourceFlavors' nodeLabels and tolerations: api::ApplyFlavor), and
 // carries out a Plan's WorkloadAction (create, clear the reservation, finish) plus the Workload's
-// PodsReady condition. Status writes are PUTs of the cached object with its resourceVersion, so a
-// write racing Kueue's gets 409 and the job is reconciled again from fresh state.
+// PodsReady condition (WorkloadPodsReady). Status writes are PUTs of the cached object with its
+// resourceVersion, so a write racing Kueue's gets 409 and the job is reconciled again from fresh
+// state.
 #pragma once
 
 #include <optional>

@@ -29,6 +29,8 @@
 #       is a random free one (never 8080/8081/9090: they come from 20000 up)
 #   PETNAME_KUEUE_FEATURE_GATES  more Kueue feature gates, "Name=true,Other=false" (added to the
 #       config's featureGates)
+#   PETNAME_KUEUE_WAIT_FOR_PODS_READY  "TIMEOUT RECOVERY_TIMEOUT" (durations such as 20s 60s): turns
+#       on the config's waitForPodsReady with these timeouts (off when unset)
 #   PETNAME_CLUSTER_TIMEOUT seconds to wait for each readiness step (default 120)
 #   PETNAME_CACHE, KUEUE_VERSION  where Kueue is (env.sh: $KUEUE; build.sh --kueue runs if it is missing)
 # Outputs: DIR/kueue.pid, DIR/kueue.log, DIR/kueue/{config.yaml,certs/,webhooks.json}; appends
@@ -140,6 +142,15 @@ feature_gates_yaml() {
   done
 }
 
+wait_for_pods_ready_yaml() {
+  [[ -n ${PETNAME_KUEUE_WAIT_FOR_PODS_READY:-} ]] || return 0
+  local d='[0-9]+(ms|s|m|h)' timeouts
+  [[ $PETNAME_KUEUE_WAIT_FOR_PODS_READY =~ ^$d\ $d$ ]] ||
+    die "PETNAME_KUEUE_WAIT_FOR_PODS_READY: '$PETNAME_KUEUE_WAIT_FOR_PODS_READY' is not 'TIMEOUT RECOVERY_TIMEOUT'"
+  read -r -a timeouts <<<"$PETNAME_KUEUE_WAIT_FOR_PODS_READY"
+  printf '%s\n' "waitForPodsReady:" "  timeout: ${timeouts[0]}" "  recoveryTimeout: ${timeouts[1]}"
+}
+
 write_config() {
   cat >"$CONFIG" <<EOF
 # Written by tests/cluster/kueue-up.sh for Kueue $KUEUE_VERSION.
@@ -168,6 +179,7 @@ integrations:
   externalFrameworks:
   - PetNameTrainingJob.v1alpha1.petname.dev
 $(feature_gates_yaml)
+$(wait_for_pods_ready_yaml)
 EOF
 }
 

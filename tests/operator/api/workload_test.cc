@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "operator/controller/desired.h"
+#include "operator/kube/time.h"
 #include "tests/operator/controller/test_job.h"
 
 namespace petname::api {
@@ -144,10 +145,15 @@ TEST(WorkloadTest, ClearReservationAsKueuesJobframework) {
 TEST(WorkloadTest, FinishAndPodsReady) {
   Json out = FinishWorkload(AdmittedWorkload(1), true, "all 1 ranks succeeded", kT0);
   EXPECT_TRUE(WorkloadStateFromJson(out).finished);
-  out = SetWorkloadPodsReady(AdmittedWorkload(1), true, kT0);
+  out = SetWorkloadPodsReady(AdmittedWorkload(1), {true, "Started", "ready"}, kT0);
   EXPECT_EQ(WorkloadStateFromJson(out).pods_ready, true);
-  out = SetWorkloadPodsReady(out, false, kT0 + 5);
-  EXPECT_EQ(WorkloadStateFromJson(out).pods_ready, false);
+  EXPECT_EQ(WorkloadStateFromJson(out).pods_ready_reason, "Started");
+  out = SetWorkloadPodsReady(out, {false, "WaitForRecovery", "a pod failed"}, kT0 + 5);
+  const WorkloadState s = WorkloadStateFromJson(out);
+  EXPECT_EQ(s.pods_ready, false);
+  EXPECT_EQ(s.pods_ready_reason, "WaitForRecovery");
+  EXPECT_EQ(out["status"]["conditions"][2]["message"], "a pod failed");
+  EXPECT_EQ(out["status"]["conditions"][2]["lastTransitionTime"], kube::FormatTime(kT0 + 5));
 }
 
 TEST(WorkloadTest, FlavorNodeLabelsAndTolerationsReachThePods) {

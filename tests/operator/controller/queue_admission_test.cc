@@ -173,5 +173,90 @@ TEST(QueueAdmissionTest, UserSuspendWinsAndWithoutAQueueNothingChanges) {
   EXPECT_EQ(Cond(p.status, api::kQuotaReserved), "<none>");
 }
 
+TEST(QueueAdmissionTest, SuspendedJobReleasesAnEvictedReservation) {
+  api::Job job = TestJob(2);
+  job.status =
+      ComputeStatus(job, RunningPods(2), PodGroupState::kNotWanted, kT0, Admitted(2)).status;
+  job.spec.suspend = true;
+
+  // Suspended while admitted: the ranks go, the reservation stays.
+  Plan p = ComputeStatus(job, RunningPods(2), PodGroupState::kNotWanted, kT0 + 10, Admitted(2));
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);
+  EXPECT_EQ(Cond(p.status, api::kSuspended), "True/Suspended");
+  job.status = p.status;
+  p = ComputeStatus(job, {}, PodGroupState::kNotWanted, kT0 + 20, Admitted(2));
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);
+  job.status = p.status;
+
+  // Preempted: released once no pod is left, as for a job that is not suspended.
+  p = ComputeStatus(job, RunningPods(1), PodGroupState::kNotWanted, kT0 + 30,
+                    Evicted("Preempted", true));
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  p = ComputeStatus(job, {}, PodGroupState::kNotWanted, kT0 + 30, Evicted("Preempted", true));
+  EXPECT_EQ(p.workload, WorkloadAction::kClearReservation);
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  EXPECT_EQ(Cond(p.status, api::kSuspended), "True/Suspended");
+  EXPECT_EQ(p.status.phase, api::JobPhase::kSuspended);
+  job.status = p.status;
+
+  // Released: the conditions say so, and nothing more is written.
+  p = ComputeStatus(job, {}, PodGroupState::kNotWanted, kT0 + 31, Evicted("Preempted", false));
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);
+  EXPECT_EQ(Cond(p.status, api::kQuotaReserved), "False/Pending");
+  EXPECT_EQ(Cond(p.status, api::kAdmitted), "False/NoReservation");
+  EXPECT_EQ(Cond(p.status, api::kSuspended), "True/Suspended");
+}
+
+std::string PodsReady(const QueueState& q, bool ready) {
+  const std::optional<api::WorkloadCondition> c = WorkloadPodsReady(q.workload, ready);
+  return c ? std::string(c->status ? "True" : "False") + "/" + c->reason : "<none>";
+}
+
+QueueState WithPodsReady(QueueState q, bool status, const std::string& reason) {
+  q.workload.pods_ready = status;
+  q.workload.pods_ready_reason = reason;
+  return q;
+}
+
+TEST(QueueAdmissionTest, WorkloadPodsReadyAsKueueWritesIt) {
+  // Never ready since the admission: WaitForStart (timed from the admission by Kueue).
+  EXPECT_EQ(PodsReady(Admitted(2), false), "False/WaitForStart");
+  EXPECT_EQ(PodsReady(WithPodsReady(Admitted(2), false, "WaitForStart"), false), "<none>");
+  EXPECT_EQ(PodsReady(WithPodsReady(Admitted(2), false, "PodsReady"), false), "False/WaitForStart");
+  EXPECT_EQ(PodsReady(Admitted(2), true), "True/Started");
+  EXPECT_EQ(PodsReady(WithPodsReady(Admitted(2), false, "WaitForStart"), true), "True/Started");
+  EXPECT_EQ(PodsReady(WithPodsReady(Admitted(2), true, "Started"), true), "<none>");
+
+  // A rank failed after the ranks had been ready: WaitForRecovery (recoveryTimeout), then
+  // Recovered, and WaitForRecovery again at the next failure.
+  const QueueState started = WithPodsReady(Admitted(2), true, "Started");
+  EXPECT_EQ(PodsReady(started, false), "False/WaitForRecovery");
+  const QueueState recovering = WithPodsReady(Admitted(2), false, "WaitForRecovery");
+  EXPECT_EQ(PodsReady(recovering, false), "<none>");
+  EXPECT_EQ(PodsReady(recovering, true), "True/Recovered");
+  const QueueState recovered = WithPodsReady(Admitted(2), true, "Recovered");
+  EXPECT_EQ(PodsReady(recovered, true), "<none>");
+  EXPECT_EQ(PodsReady(recovered, false), "False/WaitForRecovery");
+  EXPECT_EQ(PodsReady(WithPodsReady(Admitted(2), true, "PodsReady"), false),
+            "False/WaitForRecovery");
+
+  // Not admitted (queued, or the reservation released after an eviction): WaitForStart, so the
+  // next admission is timed as a start again.
+  EXPECT_EQ(PodsReady(Waiting(), false), "False/WaitForStart");
+  EXPECT_EQ(PodsReady(WithPodsReady(Waiting(), true, "Started"), false), "False/WaitForStart");
+  EXPECT_EQ(PodsReady(WithPodsReady(Waiting(), false, "WaitForRecovery"), false),
+            "False/WaitForStart");
+  EXPECT_EQ(PodsReady(WithPodsReady(Waiting(), false, "WaitForStart"), true), "<none>");
+
+  // Nothing to write: no Workload, evicted (the ranks are stopping), finished.
+  EXPECT_EQ(PodsReady(QueueState{}, true), "<none>");
+  EXPECT_EQ(PodsReady(WithPodsReady(Evicted("Preempted", true), true, "Started"), false), "<none>");
+  QueueState finished = WithPodsReady(Admitted(2), true, "Started");
+  finished.workload.finished = true;
+  EXPECT_EQ(PodsReady(finished, false), "<none>");
+}
+
 }  // namespace
 }  // namespace petname::controller

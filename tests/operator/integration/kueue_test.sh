@@ -9,7 +9,9 @@
 # it waits as Suspended/Preempted with restarts 0, its reservation is released, and it comes back
 # at the same restart generation; partial admission runs a 4-replica job with minReplicas 2 at 2;
 # deleting a queued or a running job leaves no Workload and no pod; a missing WorkloadPriorityClass
-# is a Warning event, not a stuck job.
+# is a Warning event, not a stuck job. Kueue runs with waitForPodsReady (timeout 30 s, recovery
+# 120 s): a rank that fails after the timeout gives WaitForRecovery and a restart, not an eviction;
+# a job suspended by spec.runPolicy.suspend that is preempted releases its reservation.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -38,7 +40,9 @@ else
   log "Kueue's API is already served on this cluster: the KueueUnavailable part is skipped"
 fi
 
-"$ROOT/tests/cluster/kueue-up.sh" "$PETNAME_CLUSTER_DIR" >/dev/null
+PODS_READY_TIMEOUT=30
+PETNAME_KUEUE_WAIT_FOR_PODS_READY="${PODS_READY_TIMEOUT}s 120s" \
+  "$ROOT/tests/cluster/kueue-up.sh" "$PETNAME_CLUSTER_DIR" >/dev/null
 RF="rf-$NS" CQ="cq-$NS"
 AT_EXIT+=("ka delete clusterqueue $CQ --wait=false" "ka delete resourceflavor $RF --wait=false"
   "ka delete workloadpriorityclass low-$NS high-$NS")
@@ -91,7 +95,7 @@ finish_job() { # JOB N: every rank Succeeded
 }
 
 log "a job in queue team-a: its Workload is created, admitted, and only then the rank pods"
-queued_job first team-a low 2
+queued_job first team-a low 2 "  runPolicy: {restartBackoffSeconds: 1}"
 wait_until "first's Workload" 30 has_workloads first 1
 [[ $(workloads_of first | jq -r '.items[0].spec.podSets[0].count') == 2 ]] || fail "pod set count"
 [[ $(workloads_of first | jq -r '.items[0].spec.priority') == 10 ]] || fail "priority from the WorkloadPriorityClass"
@@ -104,7 +108,21 @@ pod=$(k get pod first-rank-0 -o json)
 cond_is first QuotaReserved True || fail "QuotaReserved"
 run_all first 2
 wait_until "first Running" 30 phase_is first Running
-wait_until "Workload PodsReady" 30 wl_cond_is first PodsReady True/PodsReady
+wait_until "Workload PodsReady" 30 wl_cond_is first PodsReady True/Started
+
+log "waitForPodsReady: a rank fails after Kueue's timeout: WaitForRecovery, no eviction, a restart"
+admitted_at=$(workloads_of first | jq -r '.items[0].status.conditions[] | select(.type == "Admitted") | .lastTransitionTime')
+wait_s=$(($(date -d "$admitted_at" +%s) + PODS_READY_TIMEOUT + 2 - $(date +%s)))
+((wait_s <= 0)) || sleep "$wait_s"
+fail_pod first-rank-1 1 Error
+wait_until "Workload WaitForRecovery" 30 wl_cond_is first PodsReady False/WaitForRecovery
+restarted() { has_pods first 2 && generation_is first-rank-0 1; }
+wait_until "first's ranks of restart 1" 60 restarted
+run_all first 2
+wait_until "Workload Recovered" 30 wl_cond_is first PodsReady True/Recovered
+[[ $(wl_cond first Evicted) != True/* ]] || fail "a rank restart evicted first: $(wl_cond first Evicted)"
+admitted first || fail "first lost its admission at a rank restart"
+restarts_is first 1 || fail "restarts $(job_field first '{.status.restarts}'), not 1"
 
 log "a job in queue team-b (same ClusterQueue, no quota left) waits without pods"
 queued_job second team-b low 2
@@ -149,10 +167,31 @@ run_all second 2
 finish_job second 2
 wait_until "second Succeeded" 30 phase_is second Succeeded
 
+log "a suspended job that is preempted releases its reservation, and the preempting job runs"
+queued_job idle team-a low 2
+wait_until "idle admitted" 60 admitted idle
+wait_until "idle's pods" 30 has_pods idle 2
+run_all idle 2
+wait_until "idle Running" 30 phase_is idle Running
+k patch pntj idle --type merge -p '{"spec":{"runPolicy":{"suspend":true}}}' >/dev/null
+wait_until "idle's pods gone" 60 has_pods idle 0
+[[ $(wl_cond idle QuotaReserved) == True/* ]] || fail "suspending alone released the reservation"
+queued_job rush team-b high 2
+wait_until "idle's reservation released" 60 wl_cond_is idle QuotaReserved False/Pending
+wait_until "idle shows it" 30 cond_is idle QuotaReserved False
+cond_reason_is idle Suspended Suspended || fail "idle: Suspended $(cond idle Suspended reason)"
+wait_until "rush admitted" 60 admitted rush
+wait_until "rush's pods" 30 has_pods rush 2
+run_all rush 2
+k delete pntj idle rush --wait=false >/dev/null
+wait_until "no Workload of idle" 60 has_workloads idle 0
+wait_until "no Workload of rush" 60 has_workloads rush 0
+
 log "partial admission: 4 replicas asked, minReplicas 2, quota for 2: runs with 2"
 queued_job elastic team-a low 4 "  elasticPolicy: {minReplicas: 2}"
 wait_until "elastic admitted" 60 admitted elastic
 wait_until "elastic's 2 pods" 30 has_pods elastic 2
+run_all elastic 2
 sleep 2
 has_pods elastic 2 || fail "elastic has $(pod_count elastic) pods, not 2"
 [[ $(job_field elastic '{.status.ranks}') == 2 ]] || fail "status.ranks of the partially admitted job"
