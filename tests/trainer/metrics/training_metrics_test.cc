@@ -56,6 +56,9 @@ TEST(TrainingMetricsTest, InfoCarriesRunFacts) {
   EXPECT_TRUE(Contains(text, std::string("petname_restarts{") + kLabels + "} 3"));
   EXPECT_TRUE(Contains(text, std::string("petname_checkpoint_interval_epochs{") + kLabels + "} 2"));
   EXPECT_TRUE(Contains(text, std::string("petname_intra_op_threads{") + kLabels + "} 4"));
+  metrics.SetThreads(1);  // fewer while the threads wait for a CPU (train/thread_tuner.h)
+  EXPECT_TRUE(
+      Contains(Exposition(metrics), std::string("petname_intra_op_threads{") + kLabels + "} 1"));
 }
 
 TEST(TrainingMetricsTest, EventSeriesAppearWithTheirFirstEvent) {
