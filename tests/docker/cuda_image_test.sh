@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the CUDA trainer image with docker/build.sh --binaries (Dockerfile.trainer-cuda's
 # runtime stage, the CUDA and LibTorch libraries of scripts/cuda-libs, and the CUDA petname of
-# build-torch2/ (scripts/build-torch2); cached by content) and checks it without a GPU, with podman:
+# build-torch2/ (scripts/build-torch2); cached by content), for build-torch2/ by running the
+# commands of docker/README.md ("The CUDA image") as written, and checks it without a GPU, with
+# podman:
 #   - every shared object of /usr/local/bin/petname and of every library under /opt/petname
 #     resolves; libcuda.so.1 (the NVIDIA driver, mounted from the node) is the one exception;
 #   - `petname --version` names the CUDA, cuDNN and NCCL versions;
@@ -56,14 +58,29 @@ finish() {
 trap finish EXIT
 trap 'exit 130' INT TERM
 
-if ! "$ROOT/docker/build.sh" --binaries "$BIN_DIR" trainer-cuda >"$TMP/image" 2>"$TMP/build.err"; then
-  cat "$TMP/build.err" >&2
-  not_ok "docker/build.sh --binaries $BIN_DIR trainer-cuda"
+# For build-torch2/bin, the commands docker/README.md gives ("The CUDA image"), verbatim, in the
+# repository (both are no-ops where scripts/test has just built build-torch2/ and the image is
+# cached); for another folder, docker/build.sh on it. The image is the last line they print.
+build=("$ROOT/docker/build.sh" --binaries "$BIN_DIR" trainer-cuda)
+what="docker/build.sh --binaries $BIN_DIR trainer-cuda"
+if [[ $(realpath "$BIN_DIR") == "$(realpath "$ROOT")/build-torch2/bin" ]]; then
+  documented=$(python3 - "$ROOT/docker/README.md" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+print(re.search(r"```sh\n(.*?)```", text[text.index("## The CUDA image"):], re.S).group(1), end="")
+PY
+  )
+  build=(bash -euo pipefail -c "$documented")
+  what="docker/README.md's commands for the CUDA image: ${documented//$'\n'/; }"
+fi
+if ! (cd "$ROOT" && "${build[@]}") >"$TMP/build.out" 2>"$TMP/build.err"; then
+  tail -n 40 "$TMP/build.out" "$TMP/build.err" >&2
+  not_ok "$what"
   exit 1
 fi
-cat "$TMP/build.err"
-ok "docker/build.sh --binaries $BIN_DIR trainer-cuda"
-IMAGE=$(cat "$TMP/image")
+tail -n 5 "$TMP/build.err"
+ok "$what"
+IMAGE=$(tail -n 1 "$TMP/build.out")
 
 in_image() { # SCRIPT: run by /bin/sh in the image, as its user, without a network
   podman run --rm --network none --entrypoint /bin/sh "$IMAGE" -c "$1"
