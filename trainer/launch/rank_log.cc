@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/private_dir.h"
 #include "trainer/launch/log_layout.h"
 
 namespace petname::launch {
@@ -20,39 +21,12 @@ Status IoError(const std::string& what, const std::string& path, int err) {
   return Status::IoError(what + " " + path + ": " + std::strerror(err), err);
 }
 
-// mkdir -p of the directories above `path` (mode 0700 for those created).
-Status MakeParents(const std::string& path) {
-  const fs::path parent = fs::path(path).parent_path();
-  std::string prefix;
-  for (const fs::path& part : parent) {
-    prefix =
-        prefix.empty() || prefix == "/" ? prefix + part.string() : prefix + "/" + part.string();
-    if (prefix.empty() || prefix == "/" || prefix == ".") continue;
-    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
-      return IoError("cannot create directory", prefix, errno);
-    }
-  }
-  return Status::Ok();
-}
-
 int64_t SizeOrZero(const std::string& path) {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : 0;
 }
 
 }  // namespace
-
-Status MakePrivateDir(const std::string& path) {
-  if (::mkdir(path.c_str(), 0700) == 0) return Status::Ok();
-  const int err = errno;
-  struct stat st {};
-  if (err == EEXIST && ::lstat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return Status::Ok();
-    return Status::IoError(path + " exists and is not a directory" +
-                           (S_ISLNK(st.st_mode) ? " (a symlink)" : ""));
-  }
-  return IoError("cannot create directory", path, err);
-}
 
 Status OpenPrivateFile(const std::string& path, int* fd, int64_t* size) {
   const int opened = ::open(
@@ -107,10 +81,9 @@ Status PruneAttempts(const std::string& log_dir, int current) {
 
 Status RankLog::Open(const std::string& log_dir, int attempt, int rank, const LogLimits& limits,
                      std::unique_ptr<RankLog>* out) {
-  PETNAME_RETURN_IF_ERROR(MakeParents(log_dir));
-  PETNAME_RETURN_IF_ERROR(MakePrivateDir(log_dir));
+  PETNAME_RETURN_IF_ERROR(CreatePrivateDirectory(log_dir, "log directory"));
   const std::string dir = (fs::path(log_dir) / AttemptDirName(attempt)).string();
-  PETNAME_RETURN_IF_ERROR(MakePrivateDir(dir));
+  PETNAME_RETURN_IF_ERROR(CreatePrivateDirectory(dir, "log directory"));
   int head_fd = -1;
   int64_t head_size = 0;
   PETNAME_RETURN_IF_ERROR(
