@@ -98,6 +98,8 @@ class Reconciler {
   Status ObservePodGroup(const api::Job& job, PodGroupState* state,
                          std::vector<nlohmann::json>* groups);
   Status DeleteJob(const api::Job& job);
+  // PUT of the job's PodGroup with a new minMember (Diff's update).
+  Status UpdatePodGroup(const api::Job& job, const nlohmann::json& group);
 
   kube::RestClient* const client_;
   const Caches caches_;
