@@ -9,6 +9,12 @@
 namespace petname::api {
 namespace {
 
+bool HasResourceInUse(const Json& wl) {
+  const Json finalizers = wl.value("/metadata/finalizers"_json_pointer, Json::array());
+  return std::find(finalizers.begin(), finalizers.end(), kResourceInUseFinalizer) !=
+         finalizers.end();
+}
+
 const Json* FindWorkloadCondition(const Json& wl, const std::string& type) {
   const Json* conds = wl.contains("status") ? &wl["status"] : nullptr;
   if (conds == nullptr || !conds->is_object() || !conds->contains("conditions")) return nullptr;
@@ -64,6 +70,8 @@ WorkloadState WorkloadStateFromJson(const Json& wl) {
   WorkloadState s;
   s.exists = true;
   s.name = kube::Name(wl);
+  s.deleting = !kube::StringAt(wl, "/metadata/deletionTimestamp").empty();
+  s.in_use = HasResourceInUse(wl);
   s.quota_reserved = WorkloadConditionTrue(wl, "QuotaReserved");
   s.admitted = WorkloadConditionTrue(wl, "Admitted");
   s.finished = WorkloadConditionTrue(wl, "Finished");
@@ -116,6 +124,7 @@ Json BuildWorkload(const Job& job, const Json& pod, std::optional<int32_t> prior
            {{"name", WorkloadName(job)},
             {"namespace", job.ns},
             {"labels", labels},
+            {"finalizers", Json::array({kResourceInUseFinalizer})},
             {"ownerReferences", Json::array({kube::ControllerRef(job.object)})}}},
           {"spec", spec}};
 }
@@ -141,6 +150,15 @@ Json FinishWorkload(const Json& wl, bool succeeded, const std::string& message, 
 Json SetWorkloadPodsReady(const Json& wl, const WorkloadCondition& c, int64_t now) {
   Json out = wl;
   SetWorkloadCondition(&out, "PodsReady", c.status, c.reason, c.message, now);
+  return out;
+}
+
+Json WithoutResourceInUse(const Json& wl) {
+  Json out = wl;
+  if (!HasResourceInUse(wl)) return out;
+  Json& finalizers = out["metadata"]["finalizers"];
+  finalizers.erase(std::remove(finalizers.begin(), finalizers.end(), kResourceInUseFinalizer),
+                   finalizers.end());
   return out;
 }
 

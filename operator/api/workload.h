@@ -10,7 +10,8 @@
 // = elasticPolicy.minReplicas when it is lower (partial admission), and the rank pod's template
 // (its requests, GPUs included, and the processes per pod are in it). The job's label
 // kueue.x-k8s.io/priority-class names a WorkloadPriorityClass whose value becomes the Workload's
-// priority.
+// priority. It is created with Kueue's finalizer kueue.x-k8s.io/resource-in-use, which the
+// operator removes once the job's pods are gone (controller/workload_finalizer.h).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,7 @@ inline constexpr char kQueueNameLabel[] = "kueue.x-k8s.io/queue-name";
 inline constexpr char kPriorityClassLabel[] = "kueue.x-k8s.io/priority-class";
 inline constexpr char kJobUidLabel[] = "kueue.x-k8s.io/job-uid";
 inline constexpr char kPodSetName[] = "ranks";
+inline constexpr char kResourceInUseFinalizer[] = "kueue.x-k8s.io/resource-in-use";
 
 // The job's queue (the label's value), "" when it has none.
 std::string QueueName(const Job& job);
@@ -40,6 +42,8 @@ std::string WorkloadName(const Job& job);
 struct WorkloadState {
   bool exists = false;
   std::string name;
+  bool deleting = false;  // metadata.deletionTimestamp is set
+  bool in_use = false;    // it carries kResourceInUseFinalizer
   bool quota_reserved = false;
   bool admitted = false;
   bool evicted = false;
@@ -77,6 +81,9 @@ struct WorkloadCondition {
 
 // The Workload with condition PodsReady set to `c` (for Kueue's waitForPodsReady).
 Json SetWorkloadPodsReady(const Json& wl, const WorkloadCondition& c, int64_t now);
+
+// The Workload without kResourceInUseFinalizer (its other finalizers kept).
+Json WithoutResourceInUse(const Json& wl);
 
 // spec.nodeLabels and spec.tolerations of a ResourceFlavor merged into the rank pods' nodeSelector
 // and tolerations, where the job sets them (spec.template.spec, else spec.scheduling); the flavor

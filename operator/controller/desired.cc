@@ -3,6 +3,7 @@
 #include "common/adaptive_threads.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -353,7 +354,12 @@ Actions Diff(const api::Job& job, const DesiredState& desired, const Observed& o
   Actions out;
   for (const Json& s : desired.services) Place(job, s, observed.services, &out);
   for (const Json& n : desired.network_policies) Place(job, n, observed.network_policies, &out);
-  for (const Json& g : desired.pod_groups) Place(job, g, observed.pod_groups, &out);
+  for (const Json& g : desired.pod_groups) {
+    Place(job, g, observed.pod_groups, &out);
+    const Json* have = FindByName(observed.pod_groups, kube::Name(g));
+    if (have == nullptr || !kube::IsControlledBy(*have, job.uid)) continue;
+    if (std::optional<Json> resized = ResizedPodGroup(*have, g)) out.update.push_back(*resized);
+  }
   const int generation = job.status.restarts;
   std::set<std::string> wanted;
   for (const Json& p : desired.pods) wanted.insert(kube::Name(p));

@@ -124,6 +124,7 @@ DesiredState Desired(const api::Job& job, PodAction action = PodAction::kRun,
 
 struct Actions {
   std::vector<Json> create;  // services, network policies, pod groups, then pods in rank order
+  std::vector<Json> update;  // the job's PodGroup with a new minMember (ResizedPodGroup, gang.h)
   std::vector<std::string> delete_pods;  // controlled pods not desired (or of another generation)
   std::vector<std::string> conflicts;    // desired names held by objects this job does not own
 };

@@ -28,6 +28,17 @@ nlohmann::json PodGroup(const api::Job& job) {
           {"spec", {{"minMember", job.spec.gang_min_available}}}};
 }
 
+std::optional<nlohmann::json> ResizedPodGroup(const nlohmann::json& have,
+                                              const nlohmann::json& want) {
+  const nlohmann::json::json_pointer member("/spec/minMember");
+  if (have.value(member, nlohmann::json()) == want.value(member, nlohmann::json())) {
+    return std::nullopt;
+  }
+  nlohmann::json out = have;
+  out[member] = want.at(member);
+  return out;
+}
+
 void JoinGang(const api::Job& job, nlohmann::json* pod) {
   nlohmann::json& meta = (*pod)["metadata"];
   if (Volcano(job.spec)) {

@@ -9,10 +9,12 @@
 //                spec.minMember                        schedulerName volcano
 //
 // The PodGroup is named like the job and controlled by it (garbage-collected with it);
-// minMember is gang.minAvailable (default replicas). spec.scheduling.schedulerName, when set,
-// wins over the scheduler's default name.
+// minMember is gang.minAvailable (default replicas; with Kueue at most the admitted count:
+// queue_admission.h ApplyAdmission), and an existing PodGroup follows it (ResizedPodGroup).
+// spec.scheduling.schedulerName, when set, wins over the scheduler's default name.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +27,11 @@ namespace petname::controller {
 std::string PodGroupsPath(const api::JobSpec& spec, const std::string& ns);
 
 nlohmann::json PodGroup(const api::Job& job);
+
+// `have` (an existing PodGroup) with the minMember of `want` (PodGroup(job)), or std::nullopt
+// when they agree.
+std::optional<nlohmann::json> ResizedPodGroup(const nlohmann::json& have,
+                                              const nlohmann::json& want);
 
 // Adds the gang label/annotation and schedulerName to a rank pod.
 void JoinGang(const api::Job& job, nlohmann::json* pod);

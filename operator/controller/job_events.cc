@@ -4,6 +4,7 @@
 
 #include "operator/api/conditions.h"
 #include "operator/controller/pod_start.h"
+#include "operator/controller/queue_admission.h"
 
 namespace petname::controller {
 namespace {
@@ -49,8 +50,8 @@ std::vector<JobEvent> TransitionEvents(const api::JobStatus& before, const api::
   if (is != was && is == api::JobPhase::kSuspended) {
     // Suspended, or Kueue's WaitingForAdmission, Preempted, Deactivated, ... (queue_admission.h).
     const std::string reason = CondReason(after, api::kSuspended);
-    out.push_back(
-        {"Normal", reason.empty() ? "Suspended" : reason, CondMessage(after, api::kSuspended)});
+    out.push_back({QueueProblem(reason) ? "Warning" : "Normal",
+                   reason.empty() ? "Suspended" : reason, CondMessage(after, api::kSuspended)});
   }
   if (CondReason(after, api::kSuspended) == "Admitted" &&
       api::ConditionIs(before.conditions, api::kSuspended, true)) {

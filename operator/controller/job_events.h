@@ -1,6 +1,7 @@
 // TransitionEvents: the Kubernetes Events that a change of a job's status calls for (pure), one
 // per transition from `before` to `after` (so a pass that changes nothing records nothing):
-//  - Normal Created (condition Created became True), Succeeded, Suspended, Resumed;
+//  - Normal Created (condition Created became True), Succeeded, Suspended (or the reason of a
+//    Kueue wait, queue_admission.h; a Warning for a QueueProblem), Resumed;
 //  - Warning Restarting (status.restarts went up), <the Failed reason> (RankFailed,
 //    BackoffLimitExceeded, DeadlineExceeded, ImagePullBackOff, ...), Unschedulable (PodsScheduled
 //    became False), GangSchedulingUnavailable, CheckpointsNotPersistent (CheckpointsPersistent

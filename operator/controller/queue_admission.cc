@@ -1,6 +1,8 @@
 #include "operator/controller/queue_admission.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
 
 #include "operator/api/conditions.h"
 
@@ -45,8 +47,25 @@ void Mirror(const api::WorkloadState& wl, int64_t now, api::JobStatus* status) {
 // An evicted Workload's reservation is released once the job has no pod left, as Kueue's
 // jobframework does for a stopped job.
 WorkloadAction ReleaseEvicted(const api::WorkloadState& wl, bool pods_left) {
-  return wl.evicted && !pods_left && wl.quota_reserved ? WorkloadAction::kClearReservation
-                                                       : WorkloadAction::kNone;
+  return wl.evicted && !pods_left && wl.quota_reserved && !wl.deleting
+             ? WorkloadAction::kClearReservation
+             : WorkloadAction::kNone;
+}
+
+// Why the job's Workload cannot be created now ("" when it can), as reason and message.
+std::pair<std::string, std::string> CannotCreate(const QueueState& queue) {
+  if (!queue.name_taken_by.empty()) {
+    return {"WorkloadConflict", "the job's Workload " + queue.workload.name +
+                                    " cannot be created: " + queue.name_taken_by +
+                                    " holds that name"};
+  }
+  if (queue.priority_class_missing) {
+    return {"PriorityClassNotFound", "WorkloadPriorityClass " + queue.priority_class + " (label " +
+                                         api::kPriorityClassLabel +
+                                         ") was not found; the job's Workload is created once "
+                                         "it exists"};
+  }
+  return {};
 }
 
 }  // namespace
@@ -66,13 +85,29 @@ QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
     return d;
   }
   if (!wl.exists) {
+    const auto [reason, message] = CannotCreate(queue);
+    d.gated = true;
+    if (!reason.empty()) {
+      Set(status, api::kQuotaReserved, false, reason, message, now);
+      Gate(status, reason, message, now);
+      d.recheck = true;
+      return d;
+    }
     Set(status, api::kQuotaReserved, false, "Pending", "the job's Workload is being created", now);
     Gate(status, "WaitingForAdmission", "waiting for Kueue to admit the job's Workload", now);
-    d.gated = true;
     d.workload = WorkloadAction::kCreate;
     return d;
   }
   Mirror(wl, now, status);
+  if (wl.deleting) {
+    Gate(status, "WorkloadDeleted",
+         "Workload " + wl.name +
+             " is being deleted: the ranks checkpoint and stop, Kueue keeps the quota until they "
+             "are gone, then the job gets a new Workload and waits to be admitted again",
+         now);
+    d.gated = true;
+    return d;
+  }
   if (wl.evicted) {
     const std::string msg = "evicted by Kueue (" + wl.evicted_reason + "): " + wl.evicted_message +
                             "; the ranks checkpoint and stop, and the job waits to be admitted "
@@ -109,14 +144,24 @@ WorkloadAction DecideSuspendedQueue(const QueueState& queue, bool pods_left, int
 }
 
 WorkloadAction FinishedJobWorkload(const QueueState& queue) {
-  if (!queue.wanted || !queue.workload.exists || queue.workload.finished) {
-    return WorkloadAction::kNone;
-  }
+  const api::WorkloadState& wl = queue.workload;
+  if (!queue.wanted || !wl.exists || wl.finished || wl.deleting) return WorkloadAction::kNone;
   return WorkloadAction::kFinish;
 }
 
+bool QueueProblem(const std::string& reason) {
+  return reason == "PriorityClassNotFound" || reason == "WorkloadConflict";
+}
+
+void ApplyAdmission(const QueueState& queue, api::JobSpec* spec) {
+  const api::WorkloadState& wl = queue.workload;
+  if (!queue.wanted || !wl.admitted || wl.evicted || wl.admitted_count <= 0) return;
+  spec->replicas = std::min(spec->replicas, wl.admitted_count);
+  spec->gang_min_available = std::min(spec->gang_min_available, spec->replicas);
+}
+
 std::optional<api::WorkloadCondition> WorkloadPodsReady(const api::WorkloadState& wl, bool ready) {
-  if (!wl.exists || wl.evicted || wl.finished) return std::nullopt;
+  if (!wl.exists || wl.evicted || wl.finished || wl.deleting) return std::nullopt;
   const std::string& was = wl.pods_ready_reason;
   api::WorkloadCondition c{false, "WaitForStart", "Not all pods are ready or succeeded"};
   if (wl.admitted && ready) {

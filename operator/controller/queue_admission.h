@@ -4,7 +4,15 @@
 // drives its built-in job kinds:
 //  - Workload API not served: QuotaReserved False, reason KueueUnavailable; no pods; looked at
 //    again every 30 s.
-//  - no Workload yet: kCreate; QuotaReserved False, reason Pending; no pods.
+//  - no Workload yet: kCreate; QuotaReserved False, reason Pending; no pods. Not created, as
+//    Kueue's jobframework does not create it either, while the job's WorkloadPriorityClass does
+//    not exist (reason PriorityClassNotFound) or another object holds the Workload's name (reason
+//    WorkloadConflict): Suspended and QuotaReserved False with that reason (a Warning event,
+//    QueueProblem), looked at again every 30 s.
+//  - the Workload is being deleted (by hand; Kueue's finalizer kueue.x-k8s.io/resource-in-use
+//    keeps it, and its quota, until the operator removes it: workload_finalizer.h): phase
+//    Suspended, reason WorkloadDeleted, no rank pods (kStop), and no new Workload until the old
+//    one is gone; then kCreate as for a new job.
 //  - every pass: conditions QuotaReserved and Admitted mirror the Workload's (the ClusterQueue
 //    and the admitted replicas in the message).
 //  - not admitted, or evicted (preempted, deactivated, pods-ready timeout, ...): phase Suspended,
@@ -24,6 +32,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "operator/api/job_status.h"
 #include "operator/api/workload.h"
@@ -34,6 +43,13 @@ struct QueueState {
   bool wanted = false;          // --kueue and the job has a queue-name label
   bool unavailable = false;     // kueue.x-k8s.io/v1beta2 workloads are not served
   api::WorkloadState workload;  // workload.exists == false: not created yet
+  // Read only while there is no Workload (workload.name is then the name it is to have): the
+  // job's WorkloadPriorityClass (label kueue.x-k8s.io/priority-class, "" without it) and its
+  // value, or it does not exist; what else holds the Workload's name ("" when nothing does).
+  std::string priority_class;
+  std::optional<int32_t> priority;
+  bool priority_class_missing = false;
+  std::string name_taken_by;
 };
 
 enum class WorkloadAction { kNone, kCreate, kClearReservation, kFinish };
@@ -56,8 +72,16 @@ QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
 WorkloadAction DecideSuspendedQueue(const QueueState& queue, bool pods_left, int64_t now,
                                     api::JobStatus* status);
 
-// For a finished job: kFinish when its Workload exists and is not finished, else kNone.
+// For a finished job: kFinish when its Workload exists, is not finished and is not being
+// deleted, else kNone.
 WorkloadAction FinishedJobWorkload(const QueueState& queue);
+
+// Whether a Suspended reason DecideQueue sets needs the user to act (its event is a Warning).
+bool QueueProblem(const std::string& reason);
+
+// With an admitted Workload that is not evicted: spec.replicas becomes the admitted count, and the
+// PodGroup's gang.minAvailable at most that count (gang scheduling with partial admission).
+void ApplyAdmission(const QueueState& queue, api::JobSpec* spec);
 
 // The Workload's PodsReady condition as Kueue v0.17's jobframework writes it for its own kinds
 // (generatePodsReadyCondition), from `ready` (the job's PodsReady) and the Workload's current one:
@@ -69,7 +93,7 @@ WorkloadAction FinishedJobWorkload(const QueueState& queue);
 // Kueue's waitForPodsReady times WaitForStart from the admission (timeout) and WaitForRecovery
 // from its own transition (recoveryTimeout), so a rank restart of a job that has run longer than
 // the timeout does not evict it. std::nullopt: nothing to write (no Workload, evicted, finished,
-// or it already has that status and reason).
+// being deleted, or it already has that status and reason).
 std::optional<api::WorkloadCondition> WorkloadPodsReady(const api::WorkloadState& wl, bool ready);
 
 }  // namespace petname::controller

@@ -1,19 +1,23 @@
-// QueueSync: the I/O of the Kueue integration (the decisions are in queue_admission.h): reads a
-// job's Workload from the workloads informer, applies the admission to the job (replicas =
-// the admitted count, the ResourceFlavors' nodeLabels and tolerations: api::ApplyFlavor), and
-// carries out a Plan's WorkloadAction (create, clear the reservation, finish) plus the Workload's
-// PodsReady condition (WorkloadPodsReady). Status writes are PUTs of the cached object with its
-// resourceVersion, so a write racing Kueue's gets 409 and the job is reconciled again from fresh
-// state.
+// QueueSync: the I/O of the Kueue integration (the decisions are in queue_admission.h and
+// workload_finalizer.h): reads a job's Workload from the workloads informer (on a miss, GETs it
+// by name, then the job's WorkloadPriorityClass), applies the admitted flavors to the job (the
+// ResourceFlavors' nodeLabels and tolerations: api::ApplyFlavor), and carries out a Plan's
+// WorkloadAction (create, clear the reservation, finish), the Workload's PodsReady condition
+// (WorkloadPodsReady) and the removal of Kueue's resource-in-use finalizer. Writes are PUTs of
+// the cached object with its resourceVersion, so a write racing Kueue's gets 409 and the job is
+// reconciled again from fresh state. A create answered 409 is taken as done only when the job
+// controls the Workload that holds the name; else a Warning event WorkloadConflict, and the next
+// pass reads the conflict into QueueState.
 #pragma once
 
-#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
 #include "operator/api/job.h"
+#include "operator/api/pod.h"
 #include "operator/controller/job_status.h"
 #include "operator/kube/event_recorder.h"
 #include "operator/kube/informer.h"
@@ -30,21 +34,29 @@ class QueueSync {
   QueueSync(kube::RestClient* client, const kube::Informer* workloads, kube::EventRecorder* events);
 
   // The job's queue state and, when it exists, its Workload object (*wl).
-  QueueState Observe(const api::Job& job, nlohmann::json* wl) const;
-  // With an admitted Workload: job->spec.replicas becomes the admitted count (no I/O).
-  void ApplyAdmittedReplicas(const QueueState& queue, api::Job* job) const;
+  Status Observe(const api::Job& job, QueueState* queue, nlohmann::json* wl) const;
   // With an admitted Workload: the assigned flavors' node labels and tolerations go to the rank
   // pods (one GET per ResourceFlavor: called only when rank pods are about to be created).
   Status ApplyFlavors(const QueueState& queue, api::Job* job) const;
   // Carries out plan.workload; `requested` is the job as the user asked for it (all replicas),
-  // `wl` the observed Workload.
+  // `wl` the observed Workload, `pods` the pods the job controls (ReleaseWorkload).
   Status Act(const api::Job& requested, const Plan& plan, const QueueState& queue,
-             const nlohmann::json& wl) const;
+             const nlohmann::json& wl, const std::vector<api::ObservedPod>& pods) const;
+  // Removes the finalizer from the Workloads of job `key` ("namespace/name") left by a job that
+  // is gone (OrphanedWorkloads); `live_uid`: the uid of the job of that name now, "" when there
+  // is none; `pods`: the pods labelled with that job name.
+  Status ReleaseOrphans(const std::string& key, const std::string& live_uid,
+                        const std::vector<nlohmann::json>& pods) const;
 
  private:
-  Status CreateWorkload(const api::Job& job) const;
+  // On an informer miss: the Workload by name (the cache may lag a create), else what the
+  // creation needs (the priority class).
+  Status Lookup(const api::Job& job, QueueState* queue, nlohmann::json* wl) const;
+  Status CreateWorkload(const api::Job& job, const QueueState& queue) const;
+  // PUT of `wl` (with its resourceVersion) to the Workload or its `subresource` ("/status").
+  Status Put(const nlohmann::json& wl, const std::string& subresource) const;
   Status WriteWorkloadStatus(const nlohmann::json& wl) const;
-  std::optional<int32_t> Priority(const api::Job& job) const;
+  Status RemoveFinalizer(const nlohmann::json& wl) const;
 
   kube::RestClient* const client_;
   const kube::Informer* const workloads_;

@@ -83,9 +83,14 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   *requeue_after = 0;
   Json obj;
   if (!caches_.jobs->Get(key, &obj)) {  // deleted: the GC removes the rest
-    std::lock_guard<std::mutex> lock(secrets_mu_);
-    created_secrets_.erase(key);
-    return Status::Ok();
+    {
+      std::lock_guard<std::mutex> lock(secrets_mu_);
+      created_secrets_.erase(key);
+    }
+    if (!kueue_) return Status::Ok();
+    return queue_sync_.ReleaseOrphans(key, "", caches_.pods->List([&](const Json& o) {
+      return kube::Key(kube::Namespace(o), kube::Label(o, api::kJobNameLabel)) == key;
+    }));
   }
   api::Job job;
   Status parsed = api::JobFromJson(obj, &job);
@@ -112,9 +117,10 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   const api::Job requested = job;
   QueueState queue;
   Json workload;
+  if (kueue_) PETNAME_RETURN_IF_ERROR(queue_sync_.ReleaseOrphans(key, job.uid, observed.pods));
   if (kueue_ && !api::QueueName(job).empty()) {
-    queue = queue_sync_.Observe(job, &workload);
-    queue_sync_.ApplyAdmittedReplicas(queue, &job);
+    PETNAME_RETURN_IF_ERROR(queue_sync_.Observe(job, &queue, &workload));
+    ApplyAdmission(queue, &job.spec);
   }
   Plan plan = ComputeStatus(job, owned, group, kube::NowUnix(), queue);
   if (hooks_.progress != nullptr) hooks_.progress->Apply(key, job.status, &plan.status);
@@ -149,13 +155,16 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   for (const std::string& name : actions.conflicts) {
     spdlog::warn("{}: {} exists and is not controlled by this job; leaving it alone", key, name);
   }
+  for (const Json& group : actions.update) {  // before the pods the gang scheduler places
+    PETNAME_RETURN_IF_ERROR(UpdatePodGroup(job, group));
+  }
   PETNAME_RETURN_IF_ERROR(WithRendezvousSecret(job, &actions.create));
   Status acted = CreateAll(job, actions.create, !owned.empty());
   for (const std::string& name : actions.delete_pods) {
     Status s = DeletePod(job, name);
     if (acted.ok()) acted = s;
   }
-  if (Status s = queue_sync_.Act(requested, plan, queue, workload); acted.ok()) acted = s;
+  if (Status s = queue_sync_.Act(requested, plan, queue, workload, owned); acted.ok()) acted = s;
   *requeue_after = plan.requeue_after;
   return acted;
 }
@@ -177,6 +186,20 @@ Status Reconciler::ObservePodGroup(const api::Job& job, PodGroupState* state,
     return Status::Ok();
   }
   return Status::Unavailable("get PodGroup " + job.name + ": " + ApiMessage(resp));
+}
+
+Status Reconciler::UpdatePodGroup(const api::Job& job, const Json& group) {
+  kube::Response resp;
+  PETNAME_RETURN_IF_ERROR(
+      client_->Do("PUT", PodGroupsPath(job.spec, job.ns) + "/" + kube::Name(group), &group, &resp));
+  if (resp.code == 200) {
+    spdlog::info("{}/{}: PodGroup minMember {}", job.ns, job.name,
+                 group.value("/spec/minMember"_json_pointer, 0));
+    return Status::Ok();
+  }
+  if (resp.code == 409)
+    return Status::FailedPrecondition("PodGroup " + job.name + " is stale (409)");
+  return Status::Unavailable("update PodGroup " + job.name + ": " + ApiMessage(resp));
 }
 
 Status Reconciler::DeleteJob(const api::Job& job) {

@@ -23,8 +23,11 @@
 // create the API server refuses as invalid (422, e.g. a bad spec.template field) or forbidden
 // (403, e.g. by Pod Security admission or a ResourceQuota) is also recorded as a Warning event
 // FailedCreate on the job, with the server's message. With --kueue, a job in a queue is first
-// matched with its Workload (queue_sync.h): it runs with what Kueue admitted, and the plan's
-// Workload action is carried out after the status write.
+// matched with its Workload (queue_sync.h): it runs with what Kueue admitted (a PodGroup whose
+// minMember no longer matches is updated before any pod is created), and the plan's Workload
+// action is carried out after the status write. Every pass for a job key, the job gone
+// included, also releases the Workloads that a gone job of that name left once its pods are gone
+// (workload_finalizer.h).
 #pragma once
 
 #include <atomic>
@@ -98,6 +101,8 @@ class Reconciler {
   Status ObservePodGroup(const api::Job& job, PodGroupState* state,
                          std::vector<nlohmann::json>* groups);
   Status DeleteJob(const api::Job& job);
+  // PUT of the job's PodGroup with a new minMember (Diff's update).
+  Status UpdatePodGroup(const api::Job& job, const nlohmann::json& group);
 
   kube::RestClient* const client_;
   const Caches caches_;

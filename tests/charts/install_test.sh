@@ -133,6 +133,7 @@ check "RBAC: no event deletes" cannot delete events -n default
 check "RBAC: get and create coscheduling PodGroups" sar get scheduling.x-k8s.io podgroups
 check "RBAC: create coscheduling PodGroups" sar create scheduling.x-k8s.io podgroups
 check "RBAC: create Volcano PodGroups" sar create scheduling.volcano.sh podgroups
+check "RBAC: update PodGroups (minMember follows the admission)" sar update scheduling.x-k8s.io podgroups
 check "RBAC: no PodGroup deletes" eval '! sar delete scheduling.x-k8s.io podgroups'
 check "RBAC: SubjectAccessReview answers no for unrelated APIs" eval '! sar create batch jobs'
 check "RBAC: no Kueue Workloads without kueue.enabled" eval '! sar create kueue.x-k8s.io workloads &&
@@ -192,7 +193,7 @@ check "ClusterRole gone" eventually 30 no_clusterrole
 check "RBAC: jobs in team-a only" team_a_only
 kueue_workloads_rbac() {
   local verb
-  for verb in get list watch create delete; do sar "$verb" kueue.x-k8s.io workloads team-a || return 1; done
+  for verb in get list watch create update delete; do sar "$verb" kueue.x-k8s.io workloads team-a || return 1; done
   for verb in get patch update; do sar "$verb" kueue.x-k8s.io workloads team-a status || return 1; done
 }
 check "RBAC (kueue.enabled): Workloads get/list/watch/create/delete, status get/patch/update in team-a" \

@@ -44,7 +44,7 @@ OPERATOR_RULES = [
     {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
     {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create", "delete"]},
     {"apiGroups": ["scheduling.x-k8s.io", "scheduling.volcano.sh"], "resources": ["podgroups"],
-     "verbs": ["get", "create"]},
+     "verbs": ["get", "create", "update"]},
     # networkPolicy.jobs.enabled (the default): each job's NetworkPolicy (informer; create; get
     # on a 409). The garbage collector deletes it with the job.
     {"apiGroups": ["networking.k8s.io"], "resources": ["networkpolicies"],
@@ -59,12 +59,12 @@ METRICS_FROM = [
     {"namespaceSelector": {},
      "podSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}}},
 ]
-# With kueue.enabled: the job's Kueue Workload (create, watch, delete; its status: finish it,
-# release the quota of an evicted one) in the operator's Role or ClusterRole, and the
+# With kueue.enabled: the job's Kueue Workload (create, watch, delete; update: remove Kueue's
+# resource-in-use finalizer; its status: finish it, release the quota of an evicted one) in the operator's Role or ClusterRole, and the
 # cluster-scoped reads (an admission's ResourceFlavors, a job's WorkloadPriorityClass).
 KUEUE_RULES = [
     {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads"],
-     "verbs": ["get", "list", "watch", "create", "delete"]},
+     "verbs": ["get", "list", "watch", "create", "update", "delete"]},
     {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads/status"],
      "verbs": ["get", "patch", "update"]},
 ]

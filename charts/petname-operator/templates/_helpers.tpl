@@ -91,9 +91,10 @@ tests/charts/template_test.py keeps this list exact.
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["create", "delete"]
+# update: a PodGroup's minMember follows the job's admitted replicas (Kueue partial admission).
 - apiGroups: ["scheduling.x-k8s.io", "scheduling.volcano.sh"]
   resources: ["podgroups"]
-  verbs: ["get", "create"]
+  verbs: ["get", "create", "update"]
 {{- if .Values.networkPolicy.jobs.enabled }}
 - apiGroups: ["networking.k8s.io"]
   resources: ["networkpolicies"]
@@ -122,9 +123,10 @@ or with scope namespace in a ClusterRole <fullname>-kueue of their own).
 tests/charts/template_test.py keeps these lists exact.
 */}}
 {{- define "petname-operator.kueueRules" -}}
+# update: removing Kueue's finalizer kueue.x-k8s.io/resource-in-use once the job's pods are gone.
 - apiGroups: ["kueue.x-k8s.io"]
   resources: ["workloads"]
-  verbs: ["get", "list", "watch", "create", "delete"]
+  verbs: ["get", "list", "watch", "create", "update", "delete"]
 - apiGroups: ["kueue.x-k8s.io"]
   resources: ["workloads/status"]
   verbs: ["get", "patch", "update"]

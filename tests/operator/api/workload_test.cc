@@ -174,5 +174,21 @@ TEST(WorkloadTest, FlavorNodeLabelsAndTolerationsReachThePods) {
   EXPECT_FALSE(templated.spec.scheduling.contains("nodeSelector"));
 }
 
+TEST(WorkloadTest, ResourceInUseFinalizerFromCreationUntilRemoved) {
+  const Job job = QueuedJob(2);
+  Json wl = BuildWorkload(job, controller::Desired(job).pods.front(), 1000);
+  EXPECT_EQ(wl["metadata"]["finalizers"], Json::array({kResourceInUseFinalizer}));
+  wl["metadata"]["finalizers"].push_back("example.com/other");
+  wl["metadata"]["deletionTimestamp"] = "2027-01-15T08:00:00Z";
+  WorkloadState s = WorkloadStateFromJson(wl);
+  EXPECT_TRUE(s.in_use);
+  EXPECT_TRUE(s.deleting);
+  const Json out = WithoutResourceInUse(wl);
+  EXPECT_EQ(out["metadata"]["finalizers"], Json::array({"example.com/other"}));
+  s = WorkloadStateFromJson(out);
+  EXPECT_FALSE(s.in_use);
+  EXPECT_EQ(WithoutResourceInUse(AdmittedWorkload(1)), AdmittedWorkload(1));
+}
+
 }  // namespace
 }  // namespace petname::api

@@ -209,6 +209,105 @@ TEST(QueueAdmissionTest, SuspendedJobReleasesAnEvictedReservation) {
   EXPECT_EQ(Cond(p.status, api::kSuspended), "True/Suspended");
 }
 
+TEST(QueueAdmissionTest, PartialAdmissionSizesTheGangAndItsPodGroupFollows) {
+  api::Job job = TestJob(4, R"({"spec": {"elasticPolicy": {"minReplicas": 2},
+    "scheduling": {"gang": {"enabled": true}}}})");
+  ASSERT_EQ(job.spec.gang_min_available, 4);
+  api::Job admitted = job;
+  ApplyAdmission(Admitted(3), &admitted.spec);
+  EXPECT_EQ(admitted.spec.replicas, 3);
+  EXPECT_EQ(admitted.spec.gang_min_available, 3);  // minMember: the admitted count
+  const DesiredState d = Desired(admitted);
+  ASSERT_EQ(d.pod_groups.size(), 1u);
+  EXPECT_EQ(d.pod_groups[0]["spec"]["minMember"], 3);
+
+  // Admitted again with 2: the existing PodGroup (minMember 3) is updated before any pod.
+  Observed observed;
+  observed.pod_groups.push_back(d.pod_groups[0]);
+  observed.pod_groups[0]["metadata"]["resourceVersion"] = "5";
+  api::Job smaller = job;
+  ApplyAdmission(Admitted(2), &smaller.spec);
+  Actions a = Diff(smaller, Desired(smaller), observed);
+  ASSERT_EQ(a.update.size(), 1u);
+  EXPECT_EQ(a.update[0]["spec"]["minMember"], 2);
+  EXPECT_EQ(a.update[0]["metadata"]["resourceVersion"], "5");
+  EXPECT_TRUE(Diff(admitted, Desired(admitted), observed).update.empty());
+
+  // A smaller gang.minAvailable stays; an eviction changes nothing.
+  api::Job explicit_min = TestJob(4, R"({"spec": {"scheduling": {"gang": {"enabled": true,
+    "minAvailable": 2}}}})");
+  ApplyAdmission(Admitted(3), &explicit_min.spec);
+  EXPECT_EQ(explicit_min.spec.gang_min_available, 2);
+  api::Job evicted = job;
+  ApplyAdmission(Evicted("Preempted", true), &evicted.spec);
+  EXPECT_EQ(evicted.spec.replicas, 4);
+}
+
+QueueState Deleting(QueueState q) {
+  q.workload.deleting = true;
+  q.workload.in_use = true;
+  return q;
+}
+
+TEST(QueueAdmissionTest, DeletedWorkloadStopsTheRanksAndIsNotReplacedWhileTerminating) {
+  api::Job job = TestJob(2);
+  job.status =
+      ComputeStatus(job, RunningPods(2), PodGroupState::kNotWanted, kT0, Admitted(2)).status;
+  Plan p =
+      ComputeStatus(job, RunningPods(2), PodGroupState::kNotWanted, kT0 + 5, Deleting(Admitted(2)));
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);  // no second Workload while the first is there
+  EXPECT_EQ(p.status.phase, api::JobPhase::kSuspended);
+  EXPECT_EQ(Cond(p.status, api::kSuspended), "True/WorkloadDeleted");
+  EXPECT_EQ(p.status.restarts, 0);
+  job.status = p.status;
+  p = ComputeStatus(job, {}, PodGroupState::kNotWanted, kT0 + 6,
+                    Deleting(Evicted("Preempted", true)));
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);  // nothing to release: it is going
+  EXPECT_FALSE(WorkloadPodsReady(Deleting(Admitted(2)).workload, false));
+
+  // Gone: a new Workload, and the job waits for it to be admitted.
+  QueueState gone;
+  gone.wanted = true;
+  p = ComputeStatus(job, {}, PodGroupState::kNotWanted, kT0 + 7, gone);
+  EXPECT_EQ(p.workload, WorkloadAction::kCreate);
+
+  // A finished job does not finish a Workload that is being deleted.
+  QueueState finished = Deleting(Admitted(1));
+  EXPECT_EQ(FinishedJobWorkload(finished), WorkloadAction::kNone);
+}
+
+TEST(QueueAdmissionTest, MissingPriorityClassOrTakenNameCreatesNoWorkload) {
+  QueueState q;
+  q.wanted = true;
+  q.workload.name = "petnametrainingjob-rex-12345";
+  q.priority_class = "urgent";
+  q.priority_class_missing = true;
+  Plan p = ComputeStatus(TestJob(1), {}, PodGroupState::kNotWanted, kT0, q);
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  EXPECT_EQ(p.requeue_after, kQueueRecheckSeconds);
+  EXPECT_EQ(Cond(p.status, api::kSuspended), "True/PriorityClassNotFound");
+  EXPECT_EQ(Cond(p.status, api::kQuotaReserved), "False/PriorityClassNotFound");
+  const JobEvent* event = nullptr;
+  for (const JobEvent& e : p.events) {
+    if (e.reason == "PriorityClassNotFound") event = &e;
+  }
+  ASSERT_NE(event, nullptr);
+  EXPECT_EQ(event->type, "Warning");
+  EXPECT_NE(event->message.find("urgent"), std::string::npos) << event->message;
+
+  q.priority_class_missing = false;
+  q.name_taken_by = "a Workload controlled by Job other";
+  p = ComputeStatus(TestJob(1), {}, PodGroupState::kNotWanted, kT0, q);
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);
+  EXPECT_EQ(Cond(p.status, api::kSuspended), "True/WorkloadConflict");
+  const api::Condition* c = api::FindCondition(p.status.conditions, api::kSuspended);
+  ASSERT_NE(c, nullptr);
+  EXPECT_NE(c->message.find("petnametrainingjob-rex-12345"), std::string::npos) << c->message;
+  EXPECT_NE(c->message.find("Job other"), std::string::npos) << c->message;
+}
+
 std::string PodsReady(const QueueState& q, bool ready) {
   const std::optional<api::WorkloadCondition> c = WorkloadPodsReady(q.workload, ready);
   return c ? std::string(c->status ? "True" : "False") + "/" + c->reason : "<none>";

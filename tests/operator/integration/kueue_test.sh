@@ -8,10 +8,14 @@
 # Workload Finished frees the quota); a higher-priority job preempts a running one: its pods go,
 # it waits as Suspended/Preempted with restarts 0, its reservation is released, and it comes back
 # at the same restart generation; partial admission runs a 4-replica job with minReplicas 2 at 2;
-# deleting a queued or a running job leaves no Workload and no pod; a missing WorkloadPriorityClass
-# is a Warning event, not a stuck job. Kueue runs with waitForPodsReady (timeout 30 s, recovery
-# 120 s): a rank that fails after the timeout gives WaitForRecovery and a restart, not an eviction;
-# a job suspended by spec.runPolicy.suspend that is preempted releases its reservation.
+# the Workload carries Kueue's finalizer kueue.x-k8s.io/resource-in-use until its job is done with
+# it; a running job's Workload deleted by hand stays Terminating while a pod of the job is left
+# (a test finalizer keeps one), nothing else is admitted onto its quota and no second Workload is
+# made, then the job gets a new one; deleting a queued or a running job leaves no Workload and no
+# pod; a missing WorkloadPriorityClass gives no Workload (PriorityClassNotFound, a Warning event)
+# until the class exists. Kueue runs with waitForPodsReady (timeout 30 s, recovery 120 s): a rank
+# that fails after the timeout gives WaitForRecovery and a restart, not an eviction; a job
+# suspended by spec.runPolicy.suspend that is preempted releases its reservation.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -44,8 +48,16 @@ PODS_READY_TIMEOUT=30
 PETNAME_KUEUE_WAIT_FOR_PODS_READY="${PODS_READY_TIMEOUT}s 120s" \
   "$ROOT/tests/cluster/kueue-up.sh" "$PETNAME_CLUSTER_DIR" >/dev/null
 RF="rf-$NS" CQ="cq-$NS"
+# The operator is stopped first at exit: the Workloads' finalizers go by hand, so that the
+# namespace can go.
+drop_finalizers() {
+  local o
+  for o in $(k get workloads,pods -o name); do
+    k patch "$o" --type merge -p '{"metadata":{"finalizers":null}}' >/dev/null || true
+  done
+}
 AT_EXIT+=("ka delete clusterqueue $CQ --wait=false" "ka delete resourceflavor $RF --wait=false"
-  "ka delete workloadpriorityclass low-$NS high-$NS")
+  "ka delete workloadpriorityclass low-$NS high-$NS missing-$NS" drop_finalizers)
 ka apply -f - >/dev/null <<YAML
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
@@ -100,6 +112,8 @@ wait_until "first's Workload" 30 has_workloads first 1
 [[ $(workloads_of first | jq -r '.items[0].spec.podSets[0].count') == 2 ]] || fail "pod set count"
 [[ $(workloads_of first | jq -r '.items[0].spec.priority') == 10 ]] || fail "priority from the WorkloadPriorityClass"
 [[ $(workloads_of first | jq -r '.items[0].metadata.ownerReferences[0].kind') == PetNameTrainingJob ]] || fail "owner"
+in_use() { [[ $(workloads_of "$1" | jq -r '.items[0].metadata.finalizers // [] | index("kueue.x-k8s.io/resource-in-use")') != null ]]; }
+in_use first || fail "no finalizer kueue.x-k8s.io/resource-in-use on the Workload"
 wait_until "first admitted" 30 admitted first
 wait_until "first's 2 pods" 30 has_pods first 2
 pod=$(k get pod first-rank-0 -o json)
@@ -138,6 +152,7 @@ log "first succeeds: its Workload finishes, and second is admitted"
 finish_job first 2
 wait_until "first Succeeded" 30 phase_is first Succeeded
 wait_until "first's Workload Finished" 30 wl_cond_is first Finished True/Succeeded
+wait_until "first's Workload released (finalizer removed)" 30 eval '! in_use first'
 wait_until "second admitted" 60 admitted second
 wait_until "second's pods" 30 has_pods second 2
 run_all second 2
@@ -199,19 +214,39 @@ ws=$(k get pod elastic-rank-0 -o json | jq -r '.spec.containers[] | select(.name
 [[ $ws == 2 ]] || fail "WORLD_SIZE $ws, not 2"
 [[ $(workloads_of elastic | jq -r '.items[0].spec.podSets[0].minCount') == 2 ]] || fail "minCount"
 
-log "deleting a queued job and a running one leaves no Workload and no pod"
+log "a running job's Workload deleted by hand stays, holding the quota, until the job's pods are gone"
 queued_job waiting team-b low 2
 wait_until "waiting's Workload" 30 has_workloads waiting 1
+k patch pod elastic-rank-0 --type merge -p '{"metadata":{"finalizers":["petname.dev/test-hold"]}}' >/dev/null
+old_uid=$(workloads_of elastic | jq -r '.items[0].metadata.uid')
+k delete workload "$(workloads_of elastic | jq -r '.items[0].metadata.name')" --wait=false >/dev/null
+wait_until "elastic stopped (WorkloadDeleted)" 30 cond_reason_is elastic Suspended WorkloadDeleted
+wait_until "elastic-rank-1 gone" 30 has_pods elastic 1
+sleep 3
+[[ -n $(workloads_of elastic | jq -r '.items[0].metadata.deletionTimestamp // ""') ]] || fail "elastic's Workload is not Terminating"
+has_workloads elastic 1 || fail "a second Workload for elastic while the first is terminating"
+admitted waiting && fail "waiting was admitted onto the quota of a Workload still in use"
+k patch pod elastic-rank-0 --type merge -p '{"metadata":{"finalizers":null}}' >/dev/null
+new_workload() { has_workloads elastic 1 && [[ $(workloads_of elastic | jq -r '.items[0].metadata.uid') != "$old_uid" ]]; }
+wait_until "elastic's new Workload" 30 new_workload
+wait_until "the quota admits a job again" 60 eval 'admitted waiting || admitted elastic'
+
+log "deleting a queued or admitted job and a running one leaves no Workload and no pod"
 k delete pntj waiting elastic --wait=false >/dev/null
 wait_until "no Workload of waiting" 60 has_workloads waiting 0
 wait_until "no Workload of elastic" 60 has_workloads elastic 0
 wait_until "no pod of elastic" 60 has_pods elastic 0
+wait_until "no pod of waiting" 60 has_pods waiting 0
 
-log "a WorkloadPriorityClass that does not exist: a Warning event, and the job queues as usual"
+log "a WorkloadPriorityClass that does not exist: no Workload and a Warning, until it exists"
 queued_job nopri team-b missing 1
-wait_until "nopri's Workload" 30 has_workloads nopri 1
+wait_until "nopri: PriorityClassNotFound" 30 cond_reason_is nopri Suspended PriorityClassNotFound
 wait_until "event PriorityClassNotFound" 30 has_event nopri PriorityClassNotFound
-[[ $(workloads_of nopri | jq -r '.items[0].spec.priority // "none"') == none ]] || fail "a priority without its class"
+has_workloads nopri 0 || fail "a Workload without its WorkloadPriorityClass"
+has_pods nopri 0 || fail "pods without a Workload"
+kueue_priority_class "missing-$NS" 5 | ka apply -f - >/dev/null
+wait_until "nopri's Workload (looked at again every 30 s)" 45 has_workloads nopri 1
+[[ $(workloads_of nopri | jq -r '.items[0].spec.priority') == 5 ]] || fail "priority of the class created later"
 wait_until "nopri admitted" 60 admitted nopri
 
 log "without the label nothing changes: no Workload, pods at once"
