@@ -218,6 +218,12 @@ log "a running job's Workload deleted by hand stays, holding the quota, until th
 queued_job waiting team-b low 2
 wait_until "waiting's Workload" 30 has_workloads waiting 1
 k patch pod elastic-rank-0 --type merge -p '{"metadata":{"finalizers":["petname.dev/test-hold"]}}' >/dev/null
+# Bound to a node, as the scheduler would, so that the pod garbage collector does not mark it
+# Failed as an unscheduled terminating pod (a Failed pod no longer holds the quota).
+k create --raw "/api/v1/namespaces/$NS/pods/elastic-rank-0/binding" -f - >/dev/null <<JSON
+{"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "elastic-rank-0"},
+ "target": {"apiVersion": "v1", "kind": "Node", "name": "node-$NS"}}
+JSON
 old_uid=$(workloads_of elastic | jq -r '.items[0].metadata.uid')
 k delete workload "$(workloads_of elastic | jq -r '.items[0].metadata.name')" --wait=false >/dev/null
 wait_until "elastic stopped (WorkloadDeleted)" 30 cond_reason_is elastic Suspended WorkloadDeleted
@@ -227,6 +233,7 @@ sleep 3
 has_workloads elastic 1 || fail "a second Workload for elastic while the first is terminating"
 admitted waiting && fail "waiting was admitted onto the quota of a Workload still in use"
 k patch pod elastic-rank-0 --type merge -p '{"metadata":{"finalizers":null}}' >/dev/null
+k delete pod elastic-rank-0 --grace-period=0 --force >/dev/null 2>&1 || true  # no kubelet ends it
 new_workload() { has_workloads elastic 1 && [[ $(workloads_of elastic | jq -r '.items[0].metadata.uid') != "$old_uid" ]]; }
 wait_until "elastic's new Workload" 30 new_workload
 wait_until "the quota admits a job again" 60 eval 'admitted waiting || admitted elastic'
