@@ -93,6 +93,21 @@ PY
   check "gpu-job, applied for real: the operator creates its pods and reports them Unschedulable (no GPU here)" \
     eval 'k -n default apply -f "$WORK/quickstart/repo/examples/gpu-job.yaml" && eventually 120 gpu_job_blocked'
   k -n default delete -f "$WORK/quickstart/repo/examples/gpu-job.yaml" --wait=false >>"$CHECKS_LOG" 2>&1 || true
+  # gang-job.yaml as written, with the PodGroup API that coscheduling installs (its CRD only):
+  # its PriorityClass admits the 4 rank pods and the PodGroup holds them. Placing them needs the
+  # coscheduling scheduler and 4 GPUs, which the node does not have.
+  gang_job_waits() {
+    [[ $(k -n default get pods -l petname.dev/job-name=gang-job \
+      -o jsonpath='{range .items[*]}{.spec.priority}/{.spec.schedulerName}/{.status.phase} {end}') == \
+      "$(printf '1000/scheduler-plugins-scheduler/Pending %.0s' 1 2 3 4)" ]] &&
+      [[ $(k -n default get podgroups.scheduling.x-k8s.io gang-job -o jsonpath='{.spec.minMember}') == 4 ]]
+  }
+  k apply -f "$ROOT/tests/operator/integration/podgroup_crd.yaml" >>"$CHECKS_LOG" 2>&1 &&
+    k wait --for=condition=Established --timeout=60s crd/podgroups.scheduling.x-k8s.io >>"$CHECKS_LOG" 2>&1
+  check "gang-job, applied for real: its PriorityClass admits 4 pending rank pods held by a PodGroup of 4" \
+    eval 'k -n default apply -f "$WORK/quickstart/repo/examples/gang-job.yaml" && eventually 120 gang_job_waits'
+  k -n default delete -f "$WORK/quickstart/repo/examples/gang-job.yaml" --wait=false >>"$CHECKS_LOG" 2>&1 || true
+  k delete -f "$ROOT/tests/operator/integration/podgroup_crd.yaml" --wait=false >>"$CHECKS_LOG" 2>&1 || true
   check "the documented claims hold the data and the model" \
     test -f "$WORK/doc-volumes/petname-data/seattle_pet_licenses.csv" -a \
     -f "$WORK/doc-volumes/petname-checkpoints/cpu-job/model.safetensors"
