@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds petname on a GPU machine against the LibTorch inside its PyTorch wheel (CUDA, NCCL),
 # with the Debian packages from .gpu-kit/debs (bench/gpu/prepare.sh) unpacked into a private
-# root. Needs python3 with torch, cmake, ninja, a CUDA toolkit and g++ (docs/gpu.md).
+# root. Needs python3 with torch, cmake, ninja, a CUDA toolkit and g++ (docs/gpu.md); compiles go
+# through ccache where it is installed.
 #
 #   bash bench/gpu/build.sh [BUILD_DIR] [TARGET...]     default: build-gpu, every target
 #
@@ -27,6 +28,7 @@ multiarch=$root/usr/lib/x86_64-linux-gnu
 # The kit's multiarch headers (OpenSSL's configuration.h) are not under any folder CMake adds.
 args=(-DPETNAME_WITH_OPERATOR=OFF -DCMAKE_CUDA_ARCHITECTURES=90
   "-DCMAKE_CXX_STANDARD_INCLUDE_DIRECTORIES=$root/usr/include/x86_64-linux-gnu")
+if command -v ccache >/dev/null; then args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 if [[ -n ${PETNAME_TORCH_WHEEL_DIR:-} ]]; then
   wheel=$PETNAME_TORCH_WHEEL_DIR
   args+=("-DPETNAME_TORCH_WHEEL=$wheel/torch" "-DPETNAME_CUDA_LIBS=$wheel/cuda/lib"

@@ -16,6 +16,10 @@ bash bench/gpu/prepare.sh --debs-only || { echo "kit_configure_test: prepare.sh 
 work=$(mktemp -d "${TMPDIR:-/tmp}/petname-kit-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 pass=0 fail=0
+# The compiles below go through ccache (bench/gpu/build.sh), with paths under the work folder
+# rewritten relative to it, so that a second run compiles nothing.
+export CCACHE_DIR=${CCACHE_DIR:-${PETNAME_CACHE:-$HOME/.cache/petname}/ccache} CCACHE_BASEDIR=$work \
+  CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
 configure() {  # configure NAME DEBS_DIR: bench/gpu/build.sh's configure, kit only
   PETNAME_GPU_DEBS=$2 PETNAME_DEB_ROOT=$work/root-$1 PETNAME_TORCH_WHEEL_DIR=$wheel \
     PETNAME_GPU_KIT_ONLY=1 PETNAME_CONFIGURE_ONLY=1 bash bench/gpu/build.sh "$work/build-$1" >"$work/$1.log" 2>&1
