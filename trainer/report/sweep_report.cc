@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <tuple>
 #include <utility>
 
+#include "common/number_format.h"
 #include "trainer/report/svg_chart.h"
 
 namespace petname::report {
@@ -24,14 +24,7 @@ constexpr const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "
 
 std::string Color(size_t i) { return kColors[i % (sizeof kColors / sizeof kColors[0])]; }
 
-std::string Fixed(double value, int digits) {
-  if (!std::isfinite(value)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
-  return buf;
-}
-
-std::string Num(double value) { return Fixed(value, 1); }
+std::string Num(double value) { return FixedDigits(value, 1); }
 
 std::string GoalText(double goal) {
   sweep::Value v;
@@ -98,7 +91,7 @@ std::string GoalBars(const SweepStatus& s, double top) {
     const double w = longest > 0 ? std::max(1.0, span * t.time_to_goal_seconds / longest) : 1;
     svg += "<rect x=\"" + Num(left) + "\" y=\"" + Num(y + 3) + "\" width=\"" + Num(w) +
            "\" height=\"" + Num(kBarRow - 6) + "\" fill=\"" + Color(i) + "\"/>\n";
-    svg += Text(left + w + 6, y + 14, Fixed(t.time_to_goal_seconds, 1) + " s");
+    svg += Text(left + w + 6, y + 14, FixedDigits(t.time_to_goal_seconds, 1) + " s");
   }
   return svg;
 }
@@ -160,9 +153,9 @@ std::string RenderSweepSvg(const SweepStatus& s) {
   const double scaling_top = bars_top + BarsHeight(s);
   const double height = scaling_top + (speedup.series.empty() ? 60 : kScalingHeight + 10);
   std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Fixed(kWidth, 0) + "\" height=\"" +
-         Fixed(height, 0) + "\" viewBox=\"0 0 " + Fixed(kWidth, 0) + " " + Fixed(height, 0) +
-         "\" font-family=\"sans-serif\">\n";
+  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + FixedDigits(kWidth, 0) +
+         "\" height=\"" + FixedDigits(height, 0) + "\" viewBox=\"0 0 " + FixedDigits(kWidth, 0) +
+         " " + FixedDigits(height, 0) + "\" font-family=\"sans-serif\">\n";
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   std::string title = "Sweep " + s.name + ": " + std::to_string(s.trials.size()) + " trials";
   if (s.best >= 0) title += ", best " + s.trials[s.best].trial.name;
@@ -206,10 +199,11 @@ std::string RenderSweepHtml(const SweepStatus& s, const std::string& svg) {
             (s.phase.empty() ? "-" : sweep::TrialPhaseName(t.phase)) + "</td><td class=\"text\">" +
             XmlEscape(Parameters(t)) + "</td><td>" + (r.ranks > 0 ? std::to_string(r.ranks) : "-") +
             "</td><td>" + std::to_string(t.epochs) + "</td><td>" +
-            Fixed(t.best_validation_loss, 4) + "</td><td>" + Fixed(t.best_validation_accuracy, 4) +
-            "</td><td>" + Fixed(t.samples_per_second, 0) + "</td><td>" + Fixed(t.wall_seconds, 1) +
-            "</td><td>" + Fixed(t.time_to_goal_seconds, 1) + "</td><td>" +
-            Fixed(t.wall_time_to_goal_seconds, 1) + "</td><td class=\"text\">" +
+            FixedDigits(t.best_validation_loss, 4) + "</td><td>" +
+            FixedDigits(t.best_validation_accuracy, 4) + "</td><td>" +
+            FixedDigits(t.samples_per_second, 0) + "</td><td>" + FixedDigits(t.wall_seconds, 1) +
+            "</td><td>" + FixedDigits(t.time_to_goal_seconds, 1) + "</td><td>" +
+            FixedDigits(t.wall_time_to_goal_seconds, 1) + "</td><td class=\"text\">" +
             XmlEscape(t.message) + "</td></tr>\n";
   }
   return html + "</table>\n</body>\n</html>\n";

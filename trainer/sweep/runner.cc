@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "common/file_util.h"
+#include "common/number_format.h"
 #include "common/sweep/expand.h"
 #include "common/untrusted_file.h"
 #include "trainer/launch/child.h"
@@ -110,13 +111,6 @@ std::vector<std::pair<std::string, std::string>> TakeGpus(const Context& c, bool
   }
   s->gpu_slot = LowestFreeSlot(taken, c.spec.parallel_trial_count);
   return {{"CUDA_VISIBLE_DEVICES", SlotGpus(c.gpus, s->gpu_slot, c.gpus_per_trial)}};
-}
-
-std::string Fixed(double value, int digits) {
-  if (!std::isfinite(value)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
-  return buf;
 }
 
 // The last non-empty line of the trial's log, for a failed trial's message.
@@ -232,13 +226,14 @@ bool Reap(const Context& c, Slot* s) {
     t.phase = TrialPhase::kFailed;
     t.message = "exit code " + std::to_string(code) + ": " + LastLogLine(*s);
   }
-  std::printf("trial %s %s: %d epochs, best %s %s, %s s%s%s\n", t.name.c_str(),
-              TrialPhaseName(t.phase), t.epochs, MetricName(c.spec.objective.metric),
-              Fixed(c.spec.objective.metric == Metric::kValidationLoss ? t.best_validation_loss
-                                                                       : t.best_validation_accuracy,
-                    4)
-                  .c_str(),
-              Fixed(t.wall_seconds, 1).c_str(), t.message.empty() ? "" : "; ", t.message.c_str());
+  std::printf(
+      "trial %s %s: %d epochs, best %s %s, %s s%s%s\n", t.name.c_str(), TrialPhaseName(t.phase),
+      t.epochs, MetricName(c.spec.objective.metric),
+      FixedDigits(c.spec.objective.metric == Metric::kValidationLoss ? t.best_validation_loss
+                                                                     : t.best_validation_accuracy,
+                  4)
+          .c_str(),
+      FixedDigits(t.wall_seconds, 1).c_str(), t.message.empty() ? "" : "; ", t.message.c_str());
   std::fflush(stdout);
   return true;
 }
@@ -268,11 +263,12 @@ void PrintTable(const SweepStatus& status) {
               "val_loss", "val_acc", "samples/s", "wall_s", "to_goal_s", "parameters");
   for (const TrialRecord& r : status.trials) {
     const Trial& t = r.trial;
-    std::printf("%-24s %-10s %6d %9s %9s %10s %9s %10s  %s\n", t.name.c_str(),
-                TrialPhaseName(t.phase), t.epochs, Fixed(t.best_validation_loss, 4).c_str(),
-                Fixed(t.best_validation_accuracy, 4).c_str(),
-                Fixed(t.samples_per_second, 0).c_str(), Fixed(t.wall_seconds, 1).c_str(),
-                Fixed(t.time_to_goal_seconds, 1).c_str(), DescribeAssignment(t.parameters).c_str());
+    std::printf(
+        "%-24s %-10s %6d %9s %9s %10s %9s %10s  %s\n", t.name.c_str(), TrialPhaseName(t.phase),
+        t.epochs, FixedDigits(t.best_validation_loss, 4).c_str(),
+        FixedDigits(t.best_validation_accuracy, 4).c_str(),
+        FixedDigits(t.samples_per_second, 0).c_str(), FixedDigits(t.wall_seconds, 1).c_str(),
+        FixedDigits(t.time_to_goal_seconds, 1).c_str(), DescribeAssignment(t.parameters).c_str());
   }
   std::printf("best: %s\n",
               status.best >= 0 ? status.trials[status.best].trial.name.c_str() : "none");

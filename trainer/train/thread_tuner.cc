@@ -1,20 +1,15 @@
 #include "trainer/train/thread_tuner.h"
 
 #include <algorithm>
-#include <cmath>
+
+#include "common/number_format.h"
 
 namespace petname::train {
 namespace {
 
-std::string Percent(double share) {
-  return std::to_string(static_cast<int>(std::lround(share * 100))) + "%";
-}
+std::string Percent(double share) { return FixedDigits(share * 100, 0) + "%"; }
 
-std::string Ratio(double r) {
-  const long hundredths = std::lround(r * 100);
-  const std::string frac = std::to_string(hundredths % 100);
-  return std::to_string(hundredths / 100) + "." + (frac.size() < 2 ? "0" : "") + frac + "x";
-}
+std::string Ratio(double r) { return FixedDigits(r, 2) + "x"; }
 
 }  // namespace
 
