@@ -93,6 +93,10 @@ ObservedPod PodFromJson(const Json& pod) {
   out.reason = kube::StringAt(pod, "/status/reason");
   out.message = kube::StringAt(pod, "/status/message");
   out.pod_ip = kube::StringAt(pod, "/status/podIP");
+  int64_t deleted = 0;
+  if (kube::ParseTime(kube::StringAt(pod, "/metadata/deletionTimestamp"), &deleted)) {
+    out.deletion_time = deleted;
+  }
   int64_t created = 0;
   if (kube::ParseTime(kube::StringAt(pod, "/metadata/creationTimestamp"), &created)) {
     out.creation_time = created;

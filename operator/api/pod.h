@@ -38,9 +38,12 @@ struct WaitingContainer {
 
 struct ObservedPod {
   std::string name;
-  int rank = -1;                         // label petname.dev/rank; -1 when absent or not a number
-  int restart_generation = 0;            // label petname.dev/restart-generation; absent reads as 0
-  bool deleting = false;                 // metadata.deletionTimestamp is set
+  int rank = -1;               // label petname.dev/rank; -1 when absent or not a number
+  int restart_generation = 0;  // label petname.dev/restart-generation; absent reads as 0
+  bool deleting = false;       // metadata.deletionTimestamp is set
+  // metadata.deletionTimestamp, Unix seconds: the end of the deleted pod's grace period, by
+  // which its node should have stopped it; nullopt when not deleted or unreadable.
+  std::optional<int64_t> deletion_time;
   std::string phase;                     // status.phase: Pending, Running, Succeeded, Failed or ""
   std::string reason;                    // status.reason (Evicted, NodeLost, ...)
   std::string message;                   // status.message

@@ -1,6 +1,8 @@
 #include "operator/controller/job_status.h"
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "operator/api/conditions.h"
 #include "operator/api/reserved_env.h"
@@ -86,6 +88,13 @@ class Decider {
     }
   }
   void SetPhase(api::JobPhase phase) { status_.phase = phase; }
+  // Whether a pod of `owned` holds the job's quota (HoldsQuota); a look again when the next
+  // deleted pod's grace period ends.
+  bool HoldQuota(const std::vector<api::ObservedPod>& owned) {
+    if (const std::optional<int64_t> in = NextGraceEnd(owned, now_)) Requeue(*in + 1);
+    return std::any_of(owned.begin(), owned.end(),
+                       [this](const api::ObservedPod& pod) { return HoldsQuota(pod, now_); });
+  }
   bool Has(const char* type) const { return api::FindCondition(status_.conditions, type); }
   bool Is(const char* type, bool value) const {
     return api::ConditionIs(status_.conditions, type, value);
@@ -314,11 +323,11 @@ void Decider::Run(const std::vector<api::ObservedPod>& owned) {
     SetIfPresent(api::kPodsReady, false, "JobSuspended", "suspended");
     plan_->pods = PodAction::kStop;
     if (queue_.wanted)
-      plan_->workload = DecideSuspendedQueue(queue_, !owned.empty(), now_, &status_);
+      plan_->workload = DecideSuspendedQueue(queue_, HoldQuota(owned), now_, &status_);
     return;
   }
   if (queue_.wanted) {
-    const QueueDecision q = DecideQueue(queue_, !owned.empty(), now_, &status_);
+    const QueueDecision q = DecideQueue(queue_, HoldQuota(owned), now_, &status_);
     plan_->workload = q.workload;
     if (q.recheck) Requeue(kQueueRecheckSeconds);
     if (q.gated) {

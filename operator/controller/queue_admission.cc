@@ -52,6 +52,24 @@ WorkloadAction ReleaseEvicted(const api::WorkloadState& wl, bool pods_left) {
              : WorkloadAction::kNone;
 }
 
+}  // namespace
+
+bool HoldsQuota(const api::ObservedPod& pod, int64_t now) {
+  return !pod.deleting || !pod.deletion_time || now < *pod.deletion_time;
+}
+
+std::optional<int64_t> NextGraceEnd(const std::vector<api::ObservedPod>& pods, int64_t now) {
+  std::optional<int64_t> next;
+  for (const api::ObservedPod& pod : pods) {
+    if (!pod.deleting || !pod.deletion_time || *pod.deletion_time <= now) continue;
+    const int64_t in = *pod.deletion_time - now;
+    if (!next || in < *next) next = in;
+  }
+  return next;
+}
+
+namespace {
+
 // Why the job's Workload cannot be created now ("" when it can), as reason and message.
 std::pair<std::string, std::string> CannotCreate(const QueueState& queue) {
   if (!queue.name_taken_by.empty()) {

@@ -18,14 +18,15 @@
 //  - not admitted, or evicted (preempted, deactivated, pods-ready timeout, ...): phase Suspended,
 //    condition Suspended True with reason WaitingForAdmission or the eviction's reason and
 //    message; no rank pods (kStop: deleting them sends SIGTERM, every rank checkpoints at one step
-//    and exits 143); status.restarts is not touched, so backoffLimit does not count it. Once the
-//    evicted job has no pod left: kClearReservation (Kueue may then admit it again).
+//    and exits 143); status.restarts is not touched, so backoffLimit does not count it. Once no
+//    pod of the evicted job holds its quota (HoldsQuota: gone, or Terminating past its grace
+//    period): kClearReservation (Kueue may then admit it again).
 //  - admitted again: Suspended False, reason Admitted; startTime reset; the ranks are recreated
 //    and resume from the latest checkpoint.
 //  - finished (Succeeded or Failed) with an unfinished Workload: kFinish (Kueue frees the quota).
 //  - suspended by spec.runPolicy.suspend: no rank pod whatever the Workload says, QuotaReserved
-//    and Admitted still mirror it, and an eviction still releases the reservation once no pod is
-//    left (kClearReservation), so whatever preempted the job gets its quota.
+//    and Admitted still mirror it, and an eviction still releases the reservation once no pod
+//    holds the quota (kClearReservation), so whatever preempted the job gets its quota.
 // The Workload's PodsReady condition is written as Kueue writes it for its own kinds
 // (WorkloadPodsReady).
 #pragma once
@@ -33,8 +34,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "operator/api/job_status.h"
+#include "operator/api/pod.h"
 #include "operator/api/workload.h"
 
 namespace petname::controller {
@@ -62,8 +65,19 @@ struct QueueDecision {
 
 inline constexpr int64_t kQueueRecheckSeconds = 30;
 
-// Decides for a job that is not finished; `pods_left`: any pod of the job still exists (being
-// deleted included). Sets phase and conditions in *status.
+// Whether `pod` still holds its job's quota at `now` (Unix seconds): until it is gone, or, once
+// deleted, until the end of its grace period (metadata.deletionTimestamp), in which its ranks
+// write their checkpoint. A pod still Terminating after that (its node does not confirm the
+// deletion: a lost node) no longer keeps an evicted job's reservation. Kueue's own Job gives
+// the quota back as soon as its pods are terminating.
+bool HoldsQuota(const api::ObservedPod& pod, int64_t now);
+
+// The seconds from `now` to the first end of a grace period among `pods` that is still ahead
+// (when HoldsQuota changes), or nullopt when there is none.
+std::optional<int64_t> NextGraceEnd(const std::vector<api::ObservedPod>& pods, int64_t now);
+
+// Decides for a job that is not finished; `pods_left`: a pod of the job still holds its quota
+// (HoldsQuota). Sets phase and conditions in *status.
 QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
                           api::JobStatus* status);
 

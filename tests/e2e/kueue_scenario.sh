@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # e2e scenario 12 (sourced by e2e_test.sh, whose helpers it uses): Kueue v0.17 (kueue-up.sh, a host
-# process next to the node's API server) admits, preempts and resumes PetNameTrainingJobs that
+# process next to the node's API server, with waitForPodsReady on as production clusters run it:
+# timeout 30 s, recoveryTimeout 180 s) admits, preempts and resumes PetNameTrainingJobs that
 # really train on the node. One ClusterQueue with 1 CPU (two LocalQueues, q-a and q-b), rank pods
 # of 500m, so one 2-rank job fits:
 #  - kq-low (q-a, priority low) is admitted and trains; kq-wait (q-b, 4 replicas, minReplicas 2)
@@ -12,12 +13,18 @@
 #    Succeeds with its final checkpoint at 2 x EPOCHS x (steps of epoch 1): no step lost or trained
 #    twice; restarts 0 (the preemption is not a failure);
 #  - kq-wait is then admitted with 2 of its 4 replicas (partial admission): 2 pods, world size 2;
-#  - deleting kq-queued (never admitted) and kq-wait (running) leaves no Workload and no pod.
+#    kq-queued waits for the quota (its Workload, no pod);
+#  - kq-wait's rank 1 is killed after the pods-ready timeout has passed since its admission: its
+#    Workload says PodsReady False/WaitForRecovery, it is never evicted, and the job restarts
+#    (restarts 1), resumes from its checkpoint and Succeeds; its finished Workload frees the quota;
+#  - kq-queued is admitted then and runs; deleting it (running) and kq-wait (finished) leaves no
+#    Workload and no pod.
 # Timings for docs/benchmarks.md: admission to all ranks running, and eviction to no rank pod.
 
 # shellcheck source-path=SCRIPTDIR source=../support/kueue.sh
 source "$ROOT/tests/support/kueue.sh"
 KQ_WPC_LOW=e2e-low KQ_WPC_HIGH=e2e-high KQ_CQ=e2e-cq KQ_RF=e2e-flavor
+KQ_PODS_READY_TIMEOUT=30
 
 # kq_claim NAME: NAME's claim, bound. Claims are bound before their jobs exist, as on a cluster
 # whose claims outlive their jobs, so that the timings below hold no wait for the PV controller's
@@ -93,7 +100,8 @@ kq_cleanup() {
 scenario_12() {
   local t0=$SECONDS
   log "scenario 12: Kueue admits, preempts and resumes jobs"
-  step "Kueue $KUEUE_VERSION started next to the node's API server (kueue-up.sh)" 600 \
+  step "Kueue $KUEUE_VERSION started next to the node's API server, waitForPodsReady on (kueue-up.sh)" 600 \
+    env PETNAME_KUEUE_WAIT_FOR_PODS_READY="${KQ_PODS_READY_TIMEOUT}s 180s" \
     "$ROOT/tests/cluster/kueue-up.sh" "$CLUSTER" || return 1
   step "helm upgrade --set kueue.enabled=true (the operator runs with --kueue)" 180 \
     "$HELM" --kubeconfig "$CLUSTER/kubeconfig" upgrade petname "$ROOT/charts/petname-operator" \
@@ -141,8 +149,9 @@ YAML
   step "kq-low admitted" 60 kq_admitted kq-low || return 1
   admit_run=$(kq_wait_time 180 phase_is kq-low Running) || { not_ok "kq-low: all ranks running"; return 1; }
   ok "kq-low: admission to all ranks running in ${admit_run} s"
-  # kq-wait trains as long as kq-low, so that it still holds the quota when kq-queued comes.
-  kq_job kq-wait q-b "$KQ_WPC_LOW" 4 "$low_epochs" "  elasticPolicy: {minReplicas: 2}"
+  # kq-wait trains half as long again as kq-low, so that it still holds the quota when kq-queued
+  # comes and still trains when the pods-ready timeout has passed since its admission.
+  kq_job kq-wait q-b "$KQ_WPC_LOW" 4 $((3 * EPOCHS)) "  elasticPolicy: {minReplicas: 2}"
   step "kq-wait (q-b, same ClusterQueue, no quota left) waits: Suspended, WaitingForAdmission" 60 \
     kq_waiting kq-wait WaitingForAdmission || return 1
   step "kq-low's first checkpoint written" 240 checkpointed kq-low || return 1
@@ -189,21 +198,60 @@ YAML
   two_running() { (($(kn get pods -l petname.dev/job-name=kq-wait --field-selector=status.phase=Running -o name | wc -l) == 2)); }
   step "kq-wait runs 2 rank pods" 120 two_running || return 1
   check "kq-wait has exactly 2 pods and world size 2" test "$(kq_pods kq-wait)/$(job_field kq-wait '{.status.ranks}')" = 2/2
-  kq_job kq-queued q-b "$KQ_WPC_LOW" 2 1
+  kq_job kq-queued q-b "$KQ_WPC_LOW" 2 "$low_epochs"
   step "kq-queued waits (its Workload exists, no pod)" 60 kq_waiting kq-queued WaitingForAdmission || return 1
   check "kq-queued has a Workload" test "$(kq_workloads kq-queued)" = 1
+  kq_recovery kq-wait || return 1
+  step "kq-queued admitted once kq-wait finished, and running" 180 phase_is kq-queued Running || return 1
   kn delete pntj kq-queued kq-wait --wait=false >/dev/null
-  check "deleting kq-queued leaves no Workload" eventually 60 kq_no_workload kq-queued
-  # Deleting kq-wait frees its quota, and Kueue may admit kq-queued's Workload before it is gone:
-  # an operator whose cache has not seen the deletion yet can start pods that the garbage
-  # collector then removes with their job.
-  check "deleting kq-queued leaves no pod" eventually 120 kq_no_pods kq-queued
-  check "deleting running kq-wait leaves no Workload" eventually 60 kq_no_workload kq-wait
-  check "deleting running kq-wait leaves no pod" eventually 120 kq_no_pods kq-wait
+  check "deleting running kq-queued leaves no Workload" eventually 60 kq_no_workload kq-queued
+  check "deleting running kq-queued leaves no pod" eventually 120 kq_no_pods kq-queued
+  check "deleting finished kq-wait leaves no Workload" eventually 60 kq_no_workload kq-wait
+  check "deleting finished kq-wait leaves no pod" eventually 120 kq_no_pods kq-wait
   printf 'kueue admission_to_running_s %s readmission_to_running_s %s eviction_to_no_pod_s %s\n' \
     "$admit_run" "$readmit_run" "$gone" >>"$WORK/kueue-timings.txt"
 }
 kq_workload_requeued() {
   [[ $(kn get workloads -l petname.dev/job-name="$1" -o json |
     jq -r '.items[0].status.conditions[]? | select(.type == "Requeued") | .status + "/" + .reason') == True/Preempted ]]
+}
+
+# kq_past_timeout JOB: the pods-ready timeout has passed since JOB's admission, and JOB has a checkpoint
+kq_past_timeout() {
+  local admitted
+  admitted=$(date -d "$(kq_cond "$1" Admitted lastTransitionTime)" +%s) || return 1
+  (($(date +%s) - admitted > KQ_PODS_READY_TIMEOUT)) && checkpointed "$1"
+}
+kq_not_evicted() {
+  ! grep -q '/True$' "$WORK/$1-workload.txt" && [[ $(kq_cond "$1" Suspended status)/$(kq_cond "$1" Suspended reason) == False/Admitted ]]
+}
+# kq_recovery JOB: JOB (running, admitted) loses rank 1 after the pods-ready timeout; Kueue's
+# waitForPodsReady must not evict it (Kueue times WaitForRecovery by recoveryTimeout only)
+kq_recovery() {
+  local job=$1 wl id at watcher
+  step "$job trained past the pods-ready timeout (${KQ_PODS_READY_TIMEOUT} s) since its admission" 180 \
+    kq_past_timeout "$job" || return 1
+  wl=$(kn get workloads -l "petname.dev/job-name=$job" -o jsonpath='{.items[0].metadata.name}')
+  # Every change of the Workload: PodsReady's reason / Evicted's status
+  kn get workload "$wl" -w \
+    -o jsonpath='{.status.conditions[?(@.type=="PodsReady")].reason}/{.status.conditions[?(@.type=="Evicted")].status}{"\n"}' \
+    >"$WORK/$job-workload.txt" 2>&1 &
+  watcher=$!
+  id=$(kn get pod "$job-rank-1" -o jsonpath='{.status.containerStatuses[0].containerID}')
+  at=$(latest_epoch "$job")
+  if ! "${CTR[@]}" tasks kill -s SIGKILL "${id#containerd://}" >>"$CHECKS_LOG" 2>&1; then
+    kill "$watcher" 2>/dev/null
+    not_ok "$job: killed rank 1 (container ${id:-none}) after epoch $at"
+    return 1
+  fi
+  ok "$job: killed rank 1's container (SIGKILL) after epoch $at, past the pods-ready timeout"
+  step "$job Succeeded after the gang restart" 300 phase_is "$job" Succeeded || { kill "$watcher" 2>/dev/null; save_logs "$job"; return 1; }
+  kill "$watcher" 2>/dev/null
+  wait "$watcher" 2>/dev/null || true
+  save_logs "$job"
+  check "$job's Workload said PodsReady False/WaitForRecovery while it restarted" \
+    grep -q '^WaitForRecovery/' "$WORK/$job-workload.txt"
+  check "$job was never evicted (no Evicted True on its Workload; Suspended False, reason Admitted)" \
+    kq_not_evicted "$job"
+  check_resumed_after_restart "$job" "$at"
 }

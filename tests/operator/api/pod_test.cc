@@ -26,6 +26,7 @@ TEST(ObservedPodTest, ReadsWhatTheStatusDecisionsNeed) {
   EXPECT_EQ(pod.rank, 1);
   EXPECT_EQ(pod.restart_generation, 2);
   EXPECT_TRUE(pod.deleting);
+  EXPECT_EQ(pod.deletion_time, 1795428000);  // 2026-11-23T10:00:00Z: the grace period's end
   EXPECT_EQ(pod.phase, "Failed");
   EXPECT_EQ(pod.reason, "Evicted");
   EXPECT_EQ(pod.pod_ip, "10.0.0.7");
@@ -45,6 +46,7 @@ TEST(ObservedPodTest, MissingOrMalformedFieldsReadAsDefaults) {
   EXPECT_EQ(pod.rank, -1);
   EXPECT_EQ(pod.restart_generation, 0);
   EXPECT_FALSE(pod.deleting);
+  EXPECT_FALSE(pod.deletion_time);
   EXPECT_EQ(pod.phase, "");
   EXPECT_EQ(pod.pod_ip, "");
   EXPECT_FALSE(pod.trainer_terminated);

@@ -129,6 +129,38 @@ TEST(QueueAdmissionTest, EvictionStopsTheRanksWithoutARestart) {
   EXPECT_EQ(Cond(p.status, api::kSuspended), "False/Admitted");
 }
 
+TEST(QueueAdmissionTest, PodsStuckTerminatingHoldTheReservationOnlyForTheirGracePeriod) {
+  api::Job job = TestJob(2);
+  job.status =
+      ComputeStatus(job, RunningPods(2), PodGroupState::kNotWanted, kT0, Admitted(2)).status;
+  job.status = ComputeStatus(job, RunningPods(2), PodGroupState::kNotWanted, kT0 + 60,
+                             Evicted("Preempted", true))
+                   .status;
+  // Both ranks deleted at kT0 + 61 with a 30 s grace period; their node never confirms.
+  std::vector<api::ObservedPod> terminating = RunningPods(2);
+  for (api::ObservedPod& pod : terminating) {
+    pod.deleting = true;
+    pod.deletion_time = kT0 + 91;
+  }
+  Plan p = ComputeStatus(job, terminating, PodGroupState::kNotWanted, kT0 + 70,
+                         Evicted("Preempted", true));
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);  // the ranks may still write their checkpoint
+  EXPECT_EQ(p.requeue_after, 22);                // a look again once the grace period is over
+  job.status = p.status;
+  p = ComputeStatus(job, terminating, PodGroupState::kNotWanted, kT0 + 91,
+                    Evicted("Preempted", true));
+  EXPECT_EQ(p.workload, WorkloadAction::kClearReservation);
+  EXPECT_EQ(p.pods, PodAction::kStop);
+
+  // A pod deleted without a readable deadline holds the quota until it is gone.
+  terminating[0].deletion_time.reset();
+  EXPECT_TRUE(HoldsQuota(terminating[0], kT0 + 1000));
+  EXPECT_FALSE(HoldsQuota(terminating[1], kT0 + 91));
+  EXPECT_TRUE(HoldsQuota(RunningPods(1)[0], kT0 + 1000));
+  EXPECT_EQ(NextGraceEnd(terminating, kT0 + 80), 11);
+  EXPECT_EQ(NextGraceEnd(terminating, kT0 + 91), std::nullopt);
+}
+
 TEST(QueueAdmissionTest, DeactivatedJobWaitsAndSaysWhy) {
   api::Job job = TestJob(1);
   const Plan p = ComputeStatus(job, RunningPods(1), PodGroupState::kNotWanted, kT0,
