@@ -15,7 +15,9 @@
 # pod; a missing WorkloadPriorityClass gives no Workload (PriorityClassNotFound, a Warning event)
 # until the class exists. Kueue runs with waitForPodsReady (timeout 30 s, recovery 120 s): a rank
 # that fails after the timeout gives WaitForRecovery and a restart, not an eviction; a job
-# suspended by spec.runPolicy.suspend that is preempted releases its reservation.
+# suspended by spec.runPolicy.suspend that is preempted releases its reservation; an evicted job
+# whose pod stays Terminating (bound to a node that never confirms) releases it once the pod's
+# grace period is over.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -255,6 +257,32 @@ kueue_priority_class "missing-$NS" 5 | ka apply -f - >/dev/null
 wait_until "nopri's Workload (looked at again every 30 s)" 45 has_workloads nopri 1
 [[ $(workloads_of nopri | jq -r '.items[0].spec.priority') == 5 ]] || fail "priority of the class created later"
 wait_until "nopri admitted" 60 admitted nopri
+
+log "an evicted job's pod stuck Terminating keeps the reservation only for its grace period"
+k delete pntj nopri --wait=false >/dev/null
+wait_until "no Workload of nopri" 60 has_workloads nopri 0
+queued_job stuck team-a low 1 "  template: {spec: {terminationGracePeriodSeconds: 2}}"
+wait_until "stuck admitted" 60 admitted stuck
+wait_until "stuck's pod" 30 has_pods stuck 1
+# Bound to a node that never confirms the deletion (no kubelet here): once deleted it stays
+# Terminating past its grace period, as on a lost node.
+k create --raw "/api/v1/namespaces/$NS/pods/stuck-rank-0/binding" -f - >/dev/null <<JSON
+{"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "stuck-rank-0"},
+ "target": {"apiVersion": "v1", "kind": "Node", "name": "node-$NS"}}
+JSON
+run_all stuck 1
+wait_until "stuck Running" 30 phase_is stuck Running
+queued_job bump team-b high 2
+wait_until "stuck preempted" 60 cond_reason_is stuck Suspended Preempted
+terminating() { [[ -n $(k get pod stuck-rank-0 -o jsonpath='{.metadata.deletionTimestamp}') ]]; }
+wait_until "stuck-rank-0 Terminating" 30 terminating
+wait_until "stuck's reservation released once the grace period is over" 60 wl_cond_is stuck QuotaReserved False/Pending
+terminating || fail "stuck-rank-0 was gone before the release: the stuck case was not shown"
+wait_until "bump admitted" 60 admitted bump
+k delete pod stuck-rank-0 --grace-period=0 --force >/dev/null 2>&1 || true  # no kubelet ends it
+k delete pntj stuck bump --wait=false >/dev/null
+wait_until "no Workload of stuck" 60 has_workloads stuck 0
+wait_until "no Workload of bump" 60 has_workloads bump 0
 
 log "without the label nothing changes: no Workload, pods at once"
 create_job plain 1
