@@ -95,6 +95,17 @@ class Decider {
     return std::any_of(owned.begin(), owned.end(),
                        [this](const api::ObservedPod& pod) { return HoldsQuota(pod, now_); });
   }
+  // Every rank of the current attempt Succeeded: the job is done whatever its Workload says now
+  // (an eviction that lands after the last rank finished does not delete finished pods; Kueue's
+  // jobframework looks at "finished" first too).
+  bool RanksSucceeded(const std::vector<api::ObservedPod>& owned) const {
+    const auto succeeded =
+        std::count_if(owned.begin(), owned.end(), [this](const api::ObservedPod& pod) {
+          return !pod.deleting && pod.restart_generation == status_.restarts &&
+                 pod.phase == "Succeeded";
+        });
+    return spec_.replicas > 0 && succeeded >= spec_.replicas;
+  }
   bool Has(const char* type) const { return api::FindCondition(status_.conditions, type); }
   bool Is(const char* type, bool value) const {
     return api::ConditionIs(status_.conditions, type, value);
@@ -326,7 +337,7 @@ void Decider::Run(const std::vector<api::ObservedPod>& owned) {
       plan_->workload = DecideSuspendedQueue(queue_, HoldQuota(owned), now_, &status_);
     return;
   }
-  if (queue_.wanted) {
+  if (queue_.wanted && !RanksSucceeded(owned)) {
     const QueueDecision q = DecideQueue(queue_, HoldQuota(owned), now_, &status_);
     plan_->workload = q.workload;
     if (q.recheck) Requeue(kQueueRecheckSeconds);

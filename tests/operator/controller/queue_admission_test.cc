@@ -161,6 +161,20 @@ TEST(QueueAdmissionTest, PodsStuckTerminatingHoldTheReservationOnlyForTheirGrace
   EXPECT_EQ(NextGraceEnd(terminating, kT0 + 91), std::nullopt);
 }
 
+TEST(QueueAdmissionTest, AnEvictionAfterEveryRankSucceededFinishesTheJob) {
+  api::Job job = TestJob(2);
+  job.status =
+      ComputeStatus(job, RunningPods(2), PodGroupState::kNotWanted, kT0, Admitted(2)).status;
+  std::vector<api::ObservedPod> done = RunningPods(2);
+  for (api::ObservedPod& pod : done) pod.phase = "Succeeded";
+  Plan p =
+      ComputeStatus(job, done, PodGroupState::kNotWanted, kT0 + 60, Evicted("Preempted", true));
+  EXPECT_EQ(p.status.phase, api::JobPhase::kSucceeded);
+  EXPECT_NE(p.pods, PodAction::kStop);  // the finished pods are not deleted
+  EXPECT_EQ(p.workload, WorkloadAction::kFinish);
+  EXPECT_EQ(p.status.restarts, 0);
+}
+
 TEST(QueueAdmissionTest, DeactivatedJobWaitsAndSaysWhy) {
   api::Job job = TestJob(1);
   const Plan p = ComputeStatus(job, RunningPods(1), PodGroupState::kNotWanted, kT0,
