@@ -30,7 +30,9 @@
 #   PETNAME_KUEUE_FEATURE_GATES  more Kueue feature gates, "Name=true,Other=false" (added to the
 #       config's featureGates)
 #   PETNAME_KUEUE_WAIT_FOR_PODS_READY  "TIMEOUT RECOVERY_TIMEOUT" (durations such as 20s 60s): turns
-#       on the config's waitForPodsReady with these timeouts (off when unset)
+#       on the config's waitForPodsReady with these timeouts and a requeuing strategy (a
+#       Workload evicted for PodsReadyTimeout is queued again after a 10 s backoff, doubling up
+#       to 60 s, and deactivated once it has been queued again 3 times); off when unset
 #   PETNAME_CLUSTER_TIMEOUT seconds to wait for each readiness step (default 120)
 #   PETNAME_CACHE, KUEUE_VERSION  where Kueue is (env.sh: $KUEUE; build.sh --kueue runs if it is missing)
 # Outputs: DIR/kueue.pid, DIR/kueue.log, DIR/kueue/{config.yaml,certs/,webhooks.json}; appends
@@ -148,7 +150,8 @@ wait_for_pods_ready_yaml() {
   [[ $PETNAME_KUEUE_WAIT_FOR_PODS_READY =~ ^$d\ $d$ ]] ||
     die "PETNAME_KUEUE_WAIT_FOR_PODS_READY: '$PETNAME_KUEUE_WAIT_FOR_PODS_READY' is not 'TIMEOUT RECOVERY_TIMEOUT'"
   read -r -a timeouts <<<"$PETNAME_KUEUE_WAIT_FOR_PODS_READY"
-  printf '%s\n' "waitForPodsReady:" "  timeout: ${timeouts[0]}" "  recoveryTimeout: ${timeouts[1]}"
+  printf '%s\n' "waitForPodsReady:" "  timeout: ${timeouts[0]}" "  recoveryTimeout: ${timeouts[1]}" \
+    "  requeuingStrategy: {timestamp: Eviction, backoffLimitCount: 3, backoffBaseSeconds: 10, backoffMaxSeconds: 60}"
 }
 
 write_config() {
