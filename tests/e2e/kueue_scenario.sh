@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # e2e scenario 12 (sourced by e2e_test.sh, whose helpers it uses): Kueue v0.17 (kueue-up.sh, a host
 # process next to the node's API server, with waitForPodsReady on as production clusters run it:
-# timeout 30 s, recoveryTimeout 180 s, a requeuing strategy with a backoffLimitCount) admits, preempts and resumes PetNameTrainingJobs that
-# really train on the node. One ClusterQueue with 1 CPU (two LocalQueues, q-a and q-b), rank pods
+# timeout 30 s, recoveryTimeout 180 s, a requeuing strategy with a backoffLimitCount) admits,
+# preempts and resumes PetNameTrainingJobs that really train on the node. One ClusterQueue with 1 CPU (two LocalQueues, q-a and q-b), rank pods
 # of 500m, so one 2-rank job fits:
 #  - kq-low (q-a, priority low) is admitted and trains; kq-wait (q-b, 4 replicas, minReplicas 2)
 #    waits with no pod;
