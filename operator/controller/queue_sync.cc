@@ -166,6 +166,8 @@ Status QueueSync::ApplyFlavors(const QueueState& queue, api::Job* job) const {
     }
     api::ApplyFlavor(resp.body, &job->spec);
   }
+  for (const nlohmann::json& update : wl.pod_set_updates)
+    api::ApplyPodSetUpdate(update, &job->spec);
   return Status::Ok();
 }
 

@@ -2,10 +2,10 @@
 // workload_finalizer.h): reads a job's Workload from the workloads informer (on a miss, GETs it
 // by name), the job's WorkloadPriorityClass when the Workload is to be created or names another
 // one, and compares the Workload with the job (api/workload_drift.h); applies the admission to
-// the job (the ResourceFlavors' nodeLabels and tolerations: api::ApplyFlavor); and carries out a
-// Plan's WorkloadAction (create, update or replace to match the job, clear the reservation,
-// finish), the Workload's PodsReady condition (WorkloadPodsReady) and the removal of Kueue's
-// resource-in-use finalizer.
+// the job (the ResourceFlavors' nodeLabels and tolerations: api::ApplyFlavor; the admission
+// checks' podSetUpdates: api::ApplyPodSetUpdate); and carries out a Plan's WorkloadAction
+// (create, update or replace to match the job, clear the reservation, finish), the Workload's
+// PodsReady condition (WorkloadPodsReady) and the removal of Kueue's resource-in-use finalizer.
 // Writes are PUTs of the cached object with its resourceVersion (a DELETE has it as
 // precondition), so a write racing Kueue's gets 409 and the job is reconciled again from fresh
 // state. A create answered 409 is taken as done only when the job controls the Workload that
@@ -40,8 +40,9 @@ class QueueSync {
 
   // The job's queue state and, when it exists, its Workload object (*wl).
   Status Observe(const api::Job& job, QueueState* queue, nlohmann::json* wl) const;
-  // With an admitted Workload: the assigned flavors' node labels and tolerations go to the rank
-  // pods (one GET per ResourceFlavor: called only when rank pods are about to be created).
+  // With an admitted Workload: the assigned flavors' node labels and tolerations, then the
+  // admission checks' podSetUpdates, go to the rank pods (one GET per ResourceFlavor: called only
+  // when rank pods are about to be created).
   Status ApplyFlavors(const QueueState& queue, api::Job* job) const;
   // Carries out plan.workload; `requested` is the job as the user asked for it (all replicas),
   // `wl` the observed Workload, `pods` the pods the job controls (ReleaseWorkload).

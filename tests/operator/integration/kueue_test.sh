@@ -21,6 +21,8 @@
 # the same restart generation; a queue-name typo fixed moves the Workload to the right queue and a
 # new priority class reaches a running job's Workload; removing the queue label leaves a pending
 # job held by its Workload (QueueLabelRemoved, no pod) and an admitted job's Workload Finished.
+# An AdmissionCheck (its controller played by the test) set Ready with podSetUpdates: its labels,
+# annotations, nodeSelector and tolerations reach the rank pod.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -308,6 +310,37 @@ finish_job typo 1
 wait_until "typo's Workload Finished" 30 wl_cond_is typo Finished True/Succeeded
 wait_until "escape admitted onto typo's quota" 60 admitted escape
 wait_until "escape's pod" 30 has_pods escape 1
+
+log "an admission check's podSetUpdates reach the rank pods"
+CHECK="check-$NS" CQ2="cq2-$NS"
+AT_EXIT+=("ka delete clusterqueue $CQ2 --wait=false" "ka delete admissioncheck $CHECK --wait=false")
+ka apply -f - >/dev/null <<YAML
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: AdmissionCheck
+metadata: {name: $CHECK}
+spec: {controllerName: petname.dev/test-provisioner}
+---
+$(kueue_cluster_queue "$CQ2" "$RF" 1)
+  admissionChecksStrategy: {admissionChecks: [{name: $CHECK}]}
+---
+$(kueue_local_queue "$NS" team-c "$CQ2")
+YAML
+# What the check's controller (none runs here) would write: the check Active, then Ready.
+now() { date -u +%Y-%m-%dT%H:%M:%SZ; }
+ka patch admissioncheck "$CHECK" --subresource=status --type merge -p "{\"status\":{\"conditions\":[{\"type\":\"Active\",\"status\":\"True\",\"reason\":\"Active\",\"message\":\"test\",\"lastTransitionTime\":\"$(now)\"}]}}" >/dev/null
+queued_job provisioned team-c low 1
+wait_until "provisioned's quota reserved, its check Pending" 60 eval '[[ $(workloads_of provisioned | jq -r ".items[0].status.admissionChecks[0].state // empty") == Pending ]] && wl_cond_is provisioned QuotaReserved True/QuotaReserved'
+has_pods provisioned 0 || fail "a pod before the admission check is Ready"
+k patch workload "$(workloads_of provisioned | jq -r '.items[0].metadata.name')" --subresource=status --type merge -p "$(jq -cn --arg c "$CHECK" --arg t "$(now)" '{status: {admissionChecks: [{name: $c, state: "Ready", message: "provisioned", lastTransitionTime: $t,
+  podSetUpdates: [{name: "ranks", labels: {"example.com/capacity": "provisioned"}, annotations: {"example.com/request": "pr-1"},
+  nodeSelector: {"example.com/pool": "provisioned"}, tolerations: [{key: "example.com/pool", operator: "Exists", effect: "NoSchedule"}]}]}]}}')" >/dev/null
+wait_until "provisioned admitted" 60 admitted provisioned
+wait_until "provisioned's pod" 30 has_pods provisioned 1
+pod=$(k get pod provisioned-rank-0 -o json)
+[[ $(jq -r '.metadata.labels["example.com/capacity"]' <<<"$pod") == provisioned ]] || fail "podSetUpdates label not on the pod"
+[[ $(jq -r '.metadata.annotations["example.com/request"]' <<<"$pod") == pr-1 ]] || fail "podSetUpdates annotation not on the pod"
+[[ $(jq -r '.spec.nodeSelector["example.com/pool"]' <<<"$pod") == provisioned ]] || fail "podSetUpdates nodeSelector not on the pod"
+[[ $(jq -r '.spec.tolerations[] | select(.key == "example.com/pool") | .operator' <<<"$pod") == Exists ]] || fail "podSetUpdates toleration not on the pod"
 
 log "without the label nothing changes: no Workload, pods at once"
 create_job plain 1
