@@ -1,6 +1,7 @@
 #include "operator/api/workload.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "common/sha256.h"
 #include "operator/kube/object.h"
@@ -53,6 +54,29 @@ void SetWorkloadCondition(Json* wl, const std::string& type, bool status, const 
   conds.push_back(cond);
 }
 
+// Node labels into the rank pods' nodeSelector (they win on a key) and tolerations added to
+// theirs, where the job sets them (spec.template.spec, else spec.scheduling).
+void MergeScheduling(const Json& labels, const Json& tolerations, JobSpec* spec) {
+  Json& tmpl = spec->pod_template.spec;
+  auto target = [&](const char* key) -> Json& {
+    if (tmpl.is_object() && tmpl.contains(key)) return tmpl[key];
+    if (!spec->scheduling.is_object()) spec->scheduling = Json::object();
+    return spec->scheduling[key];
+  };
+  if (labels.is_object() && !labels.empty()) {
+    Json& selector = target("nodeSelector");
+    if (!selector.is_object()) selector = Json::object();
+    for (const auto& [key, value] : labels.items()) selector[key] = value;
+  }
+  if (tolerations.is_array() && !tolerations.empty()) {
+    Json& list = target("tolerations");
+    if (!list.is_array()) list = Json::array();
+    for (const Json& t : tolerations) {
+      if (std::find(list.begin(), list.end(), t) == list.end()) list.push_back(t);
+    }
+  }
+}
+
 }  // namespace
 
 std::string QueueName(const Job& job) { return kube::Label(job.object, kQueueNameLabel); }
@@ -87,6 +111,12 @@ WorkloadState WorkloadStateFromJson(const Json& wl) {
   if (const Json* c = FindWorkloadCondition(wl, "PodsReady")) {
     s.pods_ready = c->value("status", "") == "True";
     s.pods_ready_reason = c->value("reason", "");
+  }
+  for (const Json& check : wl.value("/status/admissionChecks"_json_pointer, Json::array())) {
+    if (!check.is_object()) continue;
+    for (const Json& u : check.value("podSetUpdates", Json::array())) {
+      if (u.is_object() && u.value("name", "") == kPodSetName) s.pod_set_updates.push_back(u);
+    }
   }
   const Json admission = wl.value("/status/admission"_json_pointer, Json());
   if (!admission.is_object()) return s;
@@ -163,27 +193,22 @@ Json WithoutResourceInUse(const Json& wl) {
 }
 
 void ApplyFlavor(const Json& flavor, JobSpec* spec) {
-  Json& tmpl = spec->pod_template.spec;
-  auto target = [&](const char* key) -> Json& {
-    if (tmpl.is_object() && tmpl.contains(key)) return tmpl[key];
-    if (!spec->scheduling.is_object()) spec->scheduling = Json::object();
-    return spec->scheduling[key];
-  };
   const Json fspec = flavor.value("spec", Json::object());
-  const Json labels = fspec.value("nodeLabels", Json::object());
-  if (labels.is_object() && !labels.empty()) {
-    Json& selector = target("nodeSelector");
-    if (!selector.is_object()) selector = Json::object();
-    for (const auto& [key, value] : labels.items()) selector[key] = value;
-  }
-  const Json tolerations = fspec.value("tolerations", Json::array());
-  if (tolerations.is_array() && !tolerations.empty()) {
-    Json& list = target("tolerations");
-    if (!list.is_array()) list = Json::array();
-    for (const Json& t : tolerations) {
-      if (std::find(list.begin(), list.end(), t) == list.end()) list.push_back(t);
+  MergeScheduling(fspec.value("nodeLabels", Json::object()),
+                  fspec.value("tolerations", Json::array()), spec);
+}
+
+void ApplyPodSetUpdate(const Json& update, JobSpec* spec) {
+  for (const auto& [key, field] : {std::pair{"labels", &spec->pod_template.labels},
+                                   std::pair{"annotations", &spec->pod_template.annotations}}) {
+    const Json values = update.value(key, Json::object());
+    if (!values.is_object()) continue;
+    for (const auto& [name, value] : values.items()) {
+      if (value.is_string()) (*field)[name] = value.get<std::string>();
     }
   }
+  MergeScheduling(update.value("nodeSelector", Json::object()),
+                  update.value("tolerations", Json::array()), spec);
 }
 
 }  // namespace petname::api

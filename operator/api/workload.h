@@ -56,6 +56,9 @@ struct WorkloadState {
   int admitted_count = 0;                      // the pod set's admitted count (0: not admitted)
   std::map<std::string, std::string> flavors;  // resource -> ResourceFlavor of the assignment
   std::string pending_message;                 // QuotaReserved False's message (why it waits)
+  // The podSetUpdates for pod set "ranks" of status.admissionChecks (Kueue admits a Workload once
+  // every check is Ready), in the checks' order.
+  Json pod_set_updates = Json::array();
 };
 
 WorkloadState WorkloadStateFromJson(const Json& wl);
@@ -89,5 +92,12 @@ Json WithoutResourceInUse(const Json& wl);
 // and tolerations, where the job sets them (spec.template.spec, else spec.scheduling); the flavor
 // wins on a nodeSelector key.
 void ApplyFlavor(const Json& flavor, JobSpec* spec);
+
+// An admission check's podSetUpdate (labels, annotations, nodeSelector, tolerations, e.g. a
+// ProvisioningRequest's) merged into the rank pods as Kueue merges it into its own jobs' pods:
+// labels and annotations into spec.template.metadata (keys the operator reserves, petname.dev/...
+// and the pod-group labels, or sets on rank pods are left as the operator has them),
+// nodeSelector and tolerations as ApplyFlavor's (the update wins on a nodeSelector key).
+void ApplyPodSetUpdate(const Json& update, JobSpec* spec);
 
 }  // namespace petname::api

@@ -70,6 +70,11 @@ std::optional<int64_t> NextGraceEnd(const std::vector<api::ObservedPod>& pods, i
 
 namespace {
 
+std::string MissingClass(const QueueState& queue) {
+  return "WorkloadPriorityClass " + queue.priority_class + " (label " + api::kPriorityClassLabel +
+         ") was not found";
+}
+
 // Why the job's Workload cannot be created now ("" when it can), as reason and message.
 std::pair<std::string, std::string> CannotCreate(const QueueState& queue) {
   if (!queue.name_taken_by.empty()) {
@@ -78,12 +83,22 @@ std::pair<std::string, std::string> CannotCreate(const QueueState& queue) {
                                     " holds that name"};
   }
   if (queue.priority_class_missing) {
-    return {"PriorityClassNotFound", "WorkloadPriorityClass " + queue.priority_class + " (label " +
-                                         api::kPriorityClassLabel +
-                                         ") was not found; the job's Workload is created once "
-                                         "it exists"};
+    return {"PriorityClassNotFound",
+            MissingClass(queue) + "; the job's Workload is created once it exists"};
   }
   return {};
+}
+
+// What brings an existing Workload in line with the job (kNone: nothing, or only a
+// WorkloadPriorityClass that does not exist differs).
+WorkloadAction Resync(const QueueState& queue) {
+  const api::WorkloadState& wl = queue.workload;
+  api::WorkloadDrift d = queue.drift;
+  if (queue.priority_class_missing) d.priority_class = d.priority_presence = false;
+  if (!wl.exists || !d.any() || wl.deleting || wl.finished) return WorkloadAction::kNone;
+  if (!wl.quota_reserved) return WorkloadAction::kUpdate;
+  return d.pod_sets || d.queue || d.priority_presence ? WorkloadAction::kReplace
+                                                      : WorkloadAction::kUpdate;
 }
 
 }  // namespace
@@ -126,13 +141,43 @@ QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
     d.gated = true;
     return d;
   }
+  const WorkloadAction resync = Resync(queue);
+  if (resync == WorkloadAction::kReplace) {
+    Gate(status, "NoMatchingWorkload",
+         "the job no longer matches Workload " + wl.name +
+             ", which holds quota and cannot take the change: it is replaced, the ranks "
+             "checkpoint and stop, and the job waits to be admitted again as it is now",
+         now);
+    d.gated = true;
+    d.workload = resync;
+    return d;
+  }
+  const bool missing_class = queue.priority_class_missing && queue.drift.priority_class;
+  if (missing_class && !wl.quota_reserved) {
+    const std::string msg = MissingClass(queue) + "; Workload " + wl.name +
+                            " is updated to match the job once it exists";
+    Set(status, api::kQuotaReserved, false, "PriorityClassNotFound", msg, now);
+    Gate(status, "PriorityClassNotFound", msg, now);
+    d.gated = true;
+    d.recheck = true;
+    return d;
+  }
+  d.recheck = missing_class;
+  d.workload = resync;
+  if (resync == WorkloadAction::kUpdate && !wl.quota_reserved) {
+    Gate(status, "WaitingForAdmission",
+         "Workload " + wl.name + " is updated to match the job; waiting for Kueue to admit it",
+         now);
+    d.gated = true;
+    return d;
+  }
   if (wl.evicted) {
     const std::string msg = "evicted by Kueue (" + wl.evicted_reason + "): " + wl.evicted_message +
                             "; the ranks checkpoint and stop, and the job waits to be admitted "
                             "again (not counted against backoffLimit)";
     Gate(status, wl.evicted_reason.empty() ? "Evicted" : wl.evicted_reason, msg, now);
     d.gated = true;
-    d.workload = ReleaseEvicted(wl, pods_left);
+    if (d.workload == WorkloadAction::kNone) d.workload = ReleaseEvicted(wl, pods_left);
     return d;
   }
   if (!wl.admitted) {
@@ -158,7 +203,8 @@ WorkloadAction DecideSuspendedQueue(const QueueState& queue, bool pods_left, int
                                     api::JobStatus* status) {
   if (!queue.workload.exists) return WorkloadAction::kNone;
   Mirror(queue.workload, now, status);
-  return ReleaseEvicted(queue.workload, pods_left);
+  const WorkloadAction resync = Resync(queue);
+  return resync != WorkloadAction::kNone ? resync : ReleaseEvicted(queue.workload, pods_left);
 }
 
 WorkloadAction FinishedJobWorkload(const QueueState& queue) {

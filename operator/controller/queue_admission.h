@@ -15,6 +15,21 @@
 //    one is gone; then kCreate as for a new job.
 //  - every pass: conditions QuotaReserved and Admitted mirror the Workload's (the ClusterQueue
 //    and the admitted replicas in the message).
+//  - the job no longer matches its Workload (api/workload_drift.h: replicas, minReplicas,
+//    resources, the queue-name label, the priority-class label), as Kueue's jobframework handles
+//    its own kinds: while the Workload holds no quota, kUpdate (it takes the job's pod set, queue
+//    and priority; the job waits, WaitingForAdmission); with quota reserved, a different
+//    WorkloadPriorityClass is also kUpdate (the job runs on), anything else the Workload cannot
+//    take while reserved (pod set, queueName, a priority class added or removed) is kReplace:
+//    reason NoMatchingWorkload, no rank pods (kStop), the Workload deleted; it then goes as one
+//    deleted by hand (below: its finalizer keeps the quota until the ranks are gone) and the job
+//    gets a new Workload that matches it. A priority-class label naming a class that does not
+//    exist changes nothing: a Workload without quota waits with reason PriorityClassNotFound, a
+//    reserved one keeps its priority; looked at again every 30 s.
+//  - the queue-name label removed from a job that has a Workload: the job stays governed by that
+//    Workload (its queue), as the label cannot be refused (no webhook; CRD validation rules do
+//    not see metadata.labels); QueueSync warns (QueueLabelRemoved). Without a Workload, the job
+//    is no longer Kueue's.
 //  - not admitted, or evicted (preempted, deactivated, pods-ready timeout, ...): phase Suspended,
 //    condition Suspended True with reason WaitingForAdmission or the eviction's reason and
 //    message; no rank pods (kStop: deleting them sends SIGTERM, every rank checkpoints at one step
@@ -39,23 +54,27 @@
 #include "operator/api/job_status.h"
 #include "operator/api/pod.h"
 #include "operator/api/workload.h"
+#include "operator/api/workload_drift.h"
 
 namespace petname::controller {
 
 struct QueueState {
-  bool wanted = false;          // --kueue and the job has a queue-name label
+  bool wanted = false;          // --kueue and the job has a queue-name label or a Workload
+  bool label_removed = false;   // wanted for its Workload alone: the queue-name label is gone
   bool unavailable = false;     // kueue.x-k8s.io/v1beta2 workloads are not served
   api::WorkloadState workload;  // workload.exists == false: not created yet
-  // Read only while there is no Workload (workload.name is then the name it is to have): the
-  // job's WorkloadPriorityClass (label kueue.x-k8s.io/priority-class, "" without it) and its
-  // value, or it does not exist; what else holds the Workload's name ("" when nothing does).
+  api::WorkloadDrift drift;     // how the Workload differs from the job (when it exists)
+  // Read while there is no Workload (workload.name is then the name it is to have) or its
+  // WorkloadPriorityClass is not the label's: the job's WorkloadPriorityClass (label
+  // kueue.x-k8s.io/priority-class, "" without it) and its value, or it does not exist; what else
+  // holds the Workload's name ("" when nothing does).
   std::string priority_class;
   std::optional<int32_t> priority;
   bool priority_class_missing = false;
   std::string name_taken_by;
 };
 
-enum class WorkloadAction { kNone, kCreate, kClearReservation, kFinish };
+enum class WorkloadAction { kNone, kCreate, kUpdate, kReplace, kClearReservation, kFinish };
 
 struct QueueDecision {
   bool gated = false;    // no rank pods may run

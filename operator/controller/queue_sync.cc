@@ -1,11 +1,13 @@
 #include "operator/controller/queue_sync.h"
 
+#include <mutex>
 #include <set>
 
 #include <spdlog/spdlog.h>
 
 #include "operator/api/conditions.h"
 #include "operator/api/workload.h"
+#include "operator/api/workload_drift.h"
 #include "operator/controller/desired.h"
 #include "operator/controller/reconciler.h"
 #include "operator/controller/workload_finalizer.h"
@@ -29,6 +31,18 @@ std::string Holder(const Json& wl) {
   return "a Workload that no job controls";
 }
 
+// What changed, for an event.
+std::string Changes(const api::WorkloadDrift& d) {
+  std::string out;
+  auto add = [&](bool changed, const char* what) {
+    if (changed) out += (out.empty() ? "" : ", ") + std::string(what);
+  };
+  add(d.pod_sets, "replicas or resources");
+  add(d.queue, "queue");
+  add(d.priority_class, "priority class");
+  return out;
+}
+
 }  // namespace
 
 std::string WorkloadsPath(const std::string& ns) {
@@ -41,10 +55,11 @@ QueueSync::QueueSync(kube::RestClient* client, const kube::Informer* workloads,
     : client_(client), workloads_(workloads), events_(events) {}
 
 Status QueueSync::Observe(const api::Job& job, QueueState* queue, Json* wl) const {
+  const bool labelled = !api::QueueName(job).empty();
   *queue = QueueState{};
-  queue->wanted = true;
+  queue->wanted = labelled;
   if (workloads_ == nullptr) {
-    queue->unavailable = true;
+    queue->unavailable = labelled;
     return Status::Ok();
   }
   // Kueue's own kinds keep one Workload per job; a second one (made by hand) is ignored.
@@ -53,13 +68,28 @@ Status QueueSync::Observe(const api::Job& job, QueueState* queue, Json* wl) cons
     return kube::Namespace(o) == job.ns && kube::Name(o) == name &&
            kube::IsControlledBy(o, job.uid);
   });
+  queue->workload.name = name;
   if (!mine.empty()) {
     *wl = mine.front();
     queue->workload = api::WorkloadStateFromJson(*wl);
-    return Status::Ok();
+  } else {
+    PETNAME_RETURN_IF_ERROR(Lookup(job, queue, wl));
   }
-  queue->workload.name = name;
-  return Lookup(job, queue, wl);
+  if (!labelled) {
+    queue->wanted = queue->label_removed = queue->workload.exists;
+    if (queue->label_removed) WarnLabelRemoved(job, *wl);
+  }
+  if (!queue->wanted || !queue->name_taken_by.empty()) return Status::Ok();
+  if (!queue->workload.exists) return ReadPriorityClass(job, queue);
+  if (kube::Label(job.object, api::kPriorityClassLabel) != api::WorkloadPriorityClass(*wl)) {
+    PETNAME_RETURN_IF_ERROR(ReadPriorityClass(job, queue));
+  } else if (const Json p = wl->value("/spec/priority"_json_pointer, Json());
+             p.is_number_integer()) {
+    queue->priority = p.get<int32_t>();
+  }
+  const Json wanted = Wanted(job, *queue, *wl);
+  if (!wanted.is_null()) queue->drift = api::CompareWorkload(*wl, wanted);
+  return Status::Ok();
 }
 
 Status QueueSync::Lookup(const api::Job& job, QueueState* queue, Json* wl) const {
@@ -77,8 +107,13 @@ Status QueueSync::Lookup(const api::Job& job, QueueState* queue, Json* wl) const
   }
   if (resp.code != 404)
     return Status::Unavailable("get Workload " + name + ": " + ApiMessage(resp));
+  return Status::Ok();
+}
+
+Status QueueSync::ReadPriorityClass(const api::Job& job, QueueState* queue) const {
   queue->priority_class = kube::Label(job.object, api::kPriorityClassLabel);
   if (queue->priority_class.empty()) return Status::Ok();
+  kube::Response resp;
   PETNAME_RETURN_IF_ERROR(client_->Do(
       "GET", std::string(kKueueApis) + "/workloadpriorityclasses/" + queue->priority_class, nullptr,
       &resp));
@@ -92,6 +127,29 @@ Status QueueSync::Lookup(const api::Job& job, QueueState* queue, Json* wl) const
   }
   queue->priority = resp.body["value"].get<int32_t>();
   return Status::Ok();
+}
+
+Json QueueSync::Wanted(const api::Job& job, const QueueState& queue, const Json& wl) const {
+  const std::vector<Json> pods = Desired(job, PodAction::kRun).pods;
+  if (pods.empty()) return Json();
+  Json wanted = api::BuildWorkload(job, pods.front(), queue.priority);
+  if (queue.label_removed) {
+    wanted["spec"]["queueName"] = wl.value("/spec/queueName"_json_pointer, std::string());
+  }
+  return wanted;
+}
+
+void QueueSync::WarnLabelRemoved(const api::Job& job, const Json& wl) const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!label_removed_warned_.insert(job.uid).second) return;
+  }
+  events_->Record(job.object, "Warning", "QueueLabelRemoved",
+                  std::string("label ") + api::kQueueNameLabel +
+                      " was removed, but the job has Workload " + kube::Name(wl) + " in queue " +
+                      wl.value("/spec/queueName"_json_pointer, std::string()) +
+                      ": Kueue keeps governing the job by it (no rank pod runs unless it is "
+                      "admitted); delete the job to take it out of Kueue");
 }
 
 Status QueueSync::ApplyFlavors(const QueueState& queue, api::Job* job) const {
@@ -108,13 +166,14 @@ Status QueueSync::ApplyFlavors(const QueueState& queue, api::Job* job) const {
     }
     api::ApplyFlavor(resp.body, &job->spec);
   }
+  for (const nlohmann::json& update : wl.pod_set_updates)
+    api::ApplyPodSetUpdate(update, &job->spec);
   return Status::Ok();
 }
 
 Status QueueSync::CreateWorkload(const api::Job& job, const QueueState& queue) const {
-  const std::vector<Json> pods = Desired(job, PodAction::kRun).pods;
-  if (pods.empty()) return Status::Ok();
-  const Json wl = api::BuildWorkload(job, pods.front(), queue.priority);
+  const Json wl = Wanted(job, queue, Json());
+  if (wl.is_null()) return Status::Ok();
   const std::string path = WorkloadsPath(job.ns);
   kube::Response resp;
   PETNAME_RETURN_IF_ERROR(client_->Do("POST", path, &wl, &resp));
@@ -153,6 +212,42 @@ Status QueueSync::Put(const Json& wl, const std::string& subresource) const {
   return Status::Unavailable("update " + what + ": " + ApiMessage(resp));
 }
 
+Status QueueSync::UpdateWorkload(const api::Job& job, const QueueState& queue,
+                                 const Json& wl) const {
+  const Json wanted = Wanted(job, queue, wl);
+  if (wanted.is_null()) return Status::Ok();
+  PETNAME_RETURN_IF_ERROR(Put(api::WithSpecOf(wl, wanted), ""));
+  events_->Record(
+      job.object, "Normal", "UpdatedWorkload",
+      "updated Workload " + kube::Name(wl) + " to match the job (" + Changes(queue.drift) + ")");
+  return Status::Ok();
+}
+
+Status QueueSync::ReplaceWorkload(const api::Job& job, const QueueState& queue,
+                                  const Json& wl) const {
+  // Preconditions: only the Workload as compared goes; one Kueue wrote since is compared again.
+  const Json options = {{"apiVersion", "v1"},
+                        {"kind", "DeleteOptions"},
+                        {"preconditions",
+                         {{"uid", kube::StringAt(wl, "/metadata/uid")},
+                          {"resourceVersion", kube::StringAt(wl, "/metadata/resourceVersion")}}}};
+  kube::Response resp;
+  PETNAME_RETURN_IF_ERROR(client_->Do(
+      "DELETE", WorkloadsPath(kube::Namespace(wl)) + "/" + kube::Name(wl), &options, &resp));
+  if (resp.code == 404) return Status::Ok();
+  if (resp.code == 409) {
+    return Status::FailedPrecondition("Workload " + kube::Name(wl) + " is stale (409); retrying");
+  }
+  if (resp.code != 200 && resp.code != 202) {
+    return Status::Unavailable("delete Workload " + kube::Name(wl) + ": " + ApiMessage(resp));
+  }
+  events_->Record(job.object, "Normal", "DeletedWorkload",
+                  "deleted Workload " + kube::Name(wl) +
+                      ", which holds quota and no longer matches the job (" + Changes(queue.drift) +
+                      "): the job gets a new one once its ranks are gone");
+  return Status::Ok();
+}
+
 Status QueueSync::WriteWorkloadStatus(const Json& wl) const { return Put(wl, "/status"); }
 
 Status QueueSync::RemoveFinalizer(const Json& wl) const {
@@ -183,6 +278,10 @@ Status QueueSync::Act(const api::Job& requested, const Plan& plan, const QueueSt
   switch (plan.workload) {
     case WorkloadAction::kCreate:
       return CreateWorkload(requested, queue);
+    case WorkloadAction::kUpdate:
+      return UpdateWorkload(requested, queue, wl);
+    case WorkloadAction::kReplace:
+      return ReplaceWorkload(requested, queue, wl);
     case WorkloadAction::kClearReservation:
       spdlog::info("{}/{}: evicted ({}), no pod left: clearing the Workload's reservation",
                    requested.ns, requested.name, queue.workload.evicted_reason);

@@ -1,15 +1,20 @@
 // QueueSync: the I/O of the Kueue integration (the decisions are in queue_admission.h and
 // workload_finalizer.h): reads a job's Workload from the workloads informer (on a miss, GETs it
-// by name, then the job's WorkloadPriorityClass), applies the admitted flavors to the job (the
-// ResourceFlavors' nodeLabels and tolerations: api::ApplyFlavor), and carries out a Plan's
-// WorkloadAction (create, clear the reservation, finish), the Workload's PodsReady condition
-// (WorkloadPodsReady) and the removal of Kueue's resource-in-use finalizer. Writes are PUTs of
-// the cached object with its resourceVersion, so a write racing Kueue's gets 409 and the job is
-// reconciled again from fresh state. A create answered 409 is taken as done only when the job
-// controls the Workload that holds the name; else a Warning event WorkloadConflict, and the next
-// pass reads the conflict into QueueState.
+// by name), the job's WorkloadPriorityClass when the Workload is to be created or names another
+// one, and compares the Workload with the job (api/workload_drift.h); applies the admission to
+// the job (the ResourceFlavors' nodeLabels and tolerations: api::ApplyFlavor; the admission
+// checks' podSetUpdates: api::ApplyPodSetUpdate); and carries out a Plan's WorkloadAction
+// (create, update or replace to match the job, clear the reservation, finish), the Workload's
+// PodsReady condition (WorkloadPodsReady) and the removal of Kueue's resource-in-use finalizer.
+// Writes are PUTs of the cached object with its resourceVersion (a DELETE has it as
+// precondition), so a write racing Kueue's gets 409 and the job is reconciled again from fresh
+// state. A create answered 409 is taken as done only when the job controls the Workload that
+// holds the name; else a Warning event WorkloadConflict, and the next pass reads the conflict
+// into QueueState.
 #pragma once
 
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,8 +40,9 @@ class QueueSync {
 
   // The job's queue state and, when it exists, its Workload object (*wl).
   Status Observe(const api::Job& job, QueueState* queue, nlohmann::json* wl) const;
-  // With an admitted Workload: the assigned flavors' node labels and tolerations go to the rank
-  // pods (one GET per ResourceFlavor: called only when rank pods are about to be created).
+  // With an admitted Workload: the assigned flavors' node labels and tolerations, then the
+  // admission checks' podSetUpdates, go to the rank pods (one GET per ResourceFlavor: called only
+  // when rank pods are about to be created).
   Status ApplyFlavors(const QueueState& queue, api::Job* job) const;
   // Carries out plan.workload; `requested` is the job as the user asked for it (all replicas),
   // `wl` the observed Workload, `pods` the pods the job controls (ReleaseWorkload).
@@ -49,10 +55,23 @@ class QueueSync {
                         const std::vector<nlohmann::json>& pods) const;
 
  private:
-  // On an informer miss: the Workload by name (the cache may lag a create), else what the
-  // creation needs (the priority class).
+  // On an informer miss: the Workload by name (the cache may lag a create).
   Status Lookup(const api::Job& job, QueueState* queue, nlohmann::json* wl) const;
+  // The job's WorkloadPriorityClass (its label) and its value, or that it does not exist.
+  Status ReadPriorityClass(const api::Job& job, QueueState* queue) const;
+  // The Workload the job asks for now (null when the job renders no pod); `wl`: the one it has
+  // (null when none), whose queue it keeps when the queue-name label was removed.
+  nlohmann::json Wanted(const api::Job& job, const QueueState& queue,
+                        const nlohmann::json& wl) const;
+  // Once per job (while the operator runs): a Warning event QueueLabelRemoved.
+  void WarnLabelRemoved(const api::Job& job, const nlohmann::json& wl) const;
   Status CreateWorkload(const api::Job& job, const QueueState& queue) const;
+  // kUpdate: a PUT of the Workload with the job's pod set, queue and priority (409 if stale).
+  Status UpdateWorkload(const api::Job& job, const QueueState& queue,
+                        const nlohmann::json& wl) const;
+  // kReplace: a DELETE with the Workload's uid and resourceVersion as preconditions.
+  Status ReplaceWorkload(const api::Job& job, const QueueState& queue,
+                         const nlohmann::json& wl) const;
   // PUT of `wl` (with its resourceVersion) to the Workload or its `subresource` ("/status").
   Status Put(const nlohmann::json& wl, const std::string& subresource) const;
   Status WriteWorkloadStatus(const nlohmann::json& wl) const;
@@ -61,6 +80,8 @@ class QueueSync {
   kube::RestClient* const client_;
   const kube::Informer* const workloads_;
   kube::EventRecorder* const events_;
+  mutable std::mutex mu_;
+  mutable std::set<std::string> label_removed_warned_;  // job uids, guarded by mu_
 };
 
 }  // namespace petname::controller

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/sha256.h"
+#include "operator/api/conditions.h"
 #include "operator/api/workload.h"
 #include "operator/controller/desired.h"
 #include "operator/controller/gang.h"
@@ -118,7 +119,10 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   QueueState queue;
   Json workload;
   if (kueue_) PETNAME_RETURN_IF_ERROR(queue_sync_.ReleaseOrphans(key, job.uid, observed.pods));
-  if (kueue_ && !api::QueueName(job).empty()) {
+  // A job that was in a queue (it has condition QuotaReserved) is looked at without its label
+  // too: its Workload, if it has one, keeps governing it (queue_admission.h).
+  if (kueue_ && (!api::QueueName(job).empty() ||
+                 api::FindCondition(job.status.conditions, api::kQuotaReserved) != nullptr)) {
     PETNAME_RETURN_IF_ERROR(queue_sync_.Observe(job, &queue, &workload));
     ApplyAdmission(queue, &job.spec);
   }

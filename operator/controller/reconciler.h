@@ -22,8 +22,9 @@
 // Normal event RendezvousSecretReplaced says so). A
 // create the API server refuses as invalid (422, e.g. a bad spec.template field) or forbidden
 // (403, e.g. by Pod Security admission or a ResourceQuota) is also recorded as a Warning event
-// FailedCreate on the job, with the server's message. With --kueue, a job in a queue is first
-// matched with its Workload (queue_sync.h): it runs with what Kueue admitted (a PodGroup whose
+// FailedCreate on the job, with the server's message. With --kueue, a job in a queue (or one
+// that was, by its condition QuotaReserved, whose label is gone) is first matched with its
+// Workload (queue_sync.h): it runs with what Kueue admitted (a PodGroup whose
 // minMember no longer matches is updated before any pod is created), and the plan's Workload
 // action is carried out after the status write. Every pass for a job key, the job gone
 // included, also releases the Workloads that a gone job of that name left once its pods are gone

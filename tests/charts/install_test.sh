@@ -196,7 +196,7 @@ kueue_workloads_rbac() {
   for verb in get list watch create update delete; do sar "$verb" kueue.x-k8s.io workloads team-a || return 1; done
   for verb in get patch update; do sar "$verb" kueue.x-k8s.io workloads team-a status || return 1; done
 }
-check "RBAC (kueue.enabled): Workloads get/list/watch/create/update (its finalizer)/delete, status get/patch/update in team-a" \
+check "RBAC (kueue.enabled): Workloads get/list/watch/create/update (finalizer, spec)/delete (replace), status get/patch/update in team-a" \
   eventually 30 kueue_workloads_rbac
 check "RBAC (kueue.enabled): no Workload patch, none outside team-a" eval \
   '! sar patch kueue.x-k8s.io workloads team-a && ! sar create kueue.x-k8s.io workloads default &&

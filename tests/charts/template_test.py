@@ -59,8 +59,10 @@ METRICS_FROM = [
     {"namespaceSelector": {},
      "podSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}}},
 ]
-# With kueue.enabled: the job's Kueue Workload (create, watch, delete; update: remove Kueue's
-# resource-in-use finalizer; its status: finish it, release the quota of an evicted one) in the operator's Role or ClusterRole, and the
+# With kueue.enabled: the job's Kueue Workload (create, watch; update: remove Kueue's resource-in-use
+# finalizer, match its spec to an edited job; delete: replace one that holds quota and no longer
+# matches; its status: finish it, release the quota of an evicted one) in the operator's Role or
+# ClusterRole, and the
 # cluster-scoped reads (an admission's ResourceFlavors, a job's WorkloadPriorityClass).
 KUEUE_RULES = [
     {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads"],

@@ -123,7 +123,9 @@ or with scope namespace in a ClusterRole <fullname>-kueue of their own).
 tests/charts/template_test.py keeps these lists exact.
 */}}
 {{- define "petname-operator.kueueRules" -}}
-# update: removing Kueue's finalizer kueue.x-k8s.io/resource-in-use once the job's pods are gone.
+# update: removing Kueue's finalizer kueue.x-k8s.io/resource-in-use once the job's pods are gone,
+# and a Workload's spec brought in line with its edited job; delete: replacing a Workload that
+# holds quota and no longer matches its job.
 - apiGroups: ["kueue.x-k8s.io"]
   resources: ["workloads"]
   verbs: ["get", "list", "watch", "create", "update", "delete"]

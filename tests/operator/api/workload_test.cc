@@ -174,6 +174,31 @@ TEST(WorkloadTest, FlavorNodeLabelsAndTolerationsReachThePods) {
   EXPECT_FALSE(templated.spec.scheduling.contains("nodeSelector"));
 }
 
+TEST(WorkloadTest, AdmissionChecksPodSetUpdatesReachThePods) {
+  Json wl = AdmittedWorkload(1);
+  wl["status"]["admissionChecks"] = Json::parse(R"([
+    {"name": "prov", "state": "Ready", "podSetUpdates": [
+      {"name": "ranks", "labels": {"capacity": "reserved", "petname.dev/job-name": "other"},
+       "annotations": {"cluster-autoscaler.kubernetes.io/consume-provisioning-request": "pr-1"},
+       "nodeSelector": {"pool": "provisioned"},
+       "tolerations": [{"key": "prov", "operator": "Exists", "effect": "NoSchedule"}]},
+      {"name": "another-pod-set", "labels": {"ignored": "yes"}}]},
+    {"name": "other", "state": "Ready"}])");
+  const WorkloadState s = WorkloadStateFromJson(wl);
+  ASSERT_EQ(s.pod_set_updates.size(), 1u);
+  Job job = QueuedJob(1, R"({"scheduling": {"nodeSelector": {"pool": "x", "zone": "a"}}})");
+  for (const Json& u : s.pod_set_updates) ApplyPodSetUpdate(u, &job.spec);
+  const Json pod = controller::Desired(job).pods.front();
+  EXPECT_EQ(pod["metadata"]["labels"]["capacity"], "reserved");
+  EXPECT_EQ(pod["metadata"]["labels"]["petname.dev/job-name"], "rex");  // the operator's wins
+  EXPECT_FALSE(pod["metadata"]["labels"].contains("ignored"));
+  EXPECT_EQ(pod["metadata"]["annotations"]["cluster-autoscaler.kubernetes.io/"
+                                           "consume-provisioning-request"],
+            "pr-1");
+  EXPECT_EQ(pod["spec"]["nodeSelector"], Json::parse(R"({"pool": "provisioned", "zone": "a"})"));
+  EXPECT_EQ(pod["spec"]["tolerations"][0]["key"], "prov");
+}
+
 TEST(WorkloadTest, ResourceInUseFinalizerFromCreationUntilRemoved) {
   const Job job = QueuedJob(2);
   Json wl = BuildWorkload(job, controller::Desired(job).pods.front(), 1000);

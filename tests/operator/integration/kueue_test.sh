@@ -17,7 +17,14 @@
 # that fails after the timeout gives WaitForRecovery and a restart, not an eviction; a job
 # suspended by spec.runPolicy.suspend that is preempted releases its reservation; an evicted job
 # whose pod stays Terminating (bound to a node that never confirms) releases it once the pod's
-# grace period is over.
+# grace period is over. Edits: a queued job's resources update its Workload in place (its pods
+# then request them); a running job's replicas replace it (DeletedWorkload) and the job is
+# admitted again at the new size, resuming at the same restart generation; a queue-name typo fixed
+# moves the Workload to the right queue and a new priority class reaches a running job's
+# Workload; removing the queue label leaves a pending job held by its Workload
+# (QueueLabelRemoved, no pod) and an admitted job's Workload Finished.
+# An AdmissionCheck (its controller played by the test) set Ready with podSetUpdates: its labels,
+# annotations, nodeSelector and tolerations reach the rank pod.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -150,6 +157,16 @@ phase_is second Suspended || fail "second is not Suspended while queued"
 [[ $(job_field second '{.status.reason}') == WaitingForAdmission ]] || fail "status.reason of a queued job"
 k get pntj second | grep -q False || fail "kubectl get pntj shows no ADMITTED False"
 
+log "a queued job's resources edited: its Workload is updated (the same object), still no pod"
+wl_uid() { workloads_of "$1" | jq -r '.items[0].metadata.uid'; }
+trainer_cpu() { jq -r '.spec.containers[] | select(.name == "trainer") | .resources.requests.cpu'; }
+wl_cpu() { workloads_of "$1" | jq '.items[0].spec.podSets[0].template' | trainer_cpu; }
+second_wl=$(wl_uid second)
+k patch pntj second --type merge -p '{"spec":{"resources":{"cpu":"500m"}}}' >/dev/null
+wait_until "second's Workload asks 500m CPU" 30 eval '[[ $(wl_cpu second) == 500m ]]'
+[[ $(wl_uid second) == "$second_wl" ]] || fail "a queued job's Workload was recreated, not updated"
+has_pods second 0 || fail "a queued job got pods after an edit"
+
 log "first succeeds: its Workload finishes, and second is admitted"
 finish_job first 2
 wait_until "first Succeeded" 30 phase_is first Succeeded
@@ -157,6 +174,7 @@ wait_until "first's Workload Finished" 30 wl_cond_is first Finished True/Succeed
 wait_until "first's Workload released (finalizer removed)" 30 eval '! in_use first'
 wait_until "second admitted" 60 admitted second
 wait_until "second's pods" 30 has_pods second 2
+[[ $(k get pod second-rank-0 -o json | trainer_cpu) == 500m ]] || fail "second's pods do not request the admitted 500m CPU"
 run_all second 2
 wait_until "second Running" 30 phase_is second Running
 
@@ -181,7 +199,18 @@ wait_until "second's pods again" 30 has_pods second 2
 generation_is second-rank-0 0 || fail "re-admission made a new restart generation"
 restarts_is second 0 || fail "restarts after re-admission"
 run_all second 2
-finish_job second 2
+
+log "a running job's replicas edited: it stops, gets a new Workload, is admitted at the new size, resumes"
+second_wl=$(wl_uid second)
+k patch pntj second --type merge -p '{"spec":{"replicas":1}}' >/dev/null
+wait_until "second's Workload replaced (event DeletedWorkload)" 30 has_event second DeletedWorkload
+resized() { [[ $(workload_count second) == 1 && $(wl_uid second) != "$second_wl" && $(workloads_of second | jq '.items[0].spec.podSets[0].count') == 1 ]]; }
+wait_until "second's new Workload for 1 replica" 60 resized
+wait_until "second's 1 pod" 60 eval 'admitted second && has_pods second 1'
+generation_is second-rank-0 0 || fail "the resize made a new restart generation"
+restarts_is second 0 || fail "the resize counted as a restart"
+run_all second 1
+finish_job second 1
 wait_until "second Succeeded" 30 phase_is second Succeeded
 
 log "a suspended job that is preempted releases its reservation, and the preempting job runs"
@@ -257,6 +286,63 @@ kueue_priority_class "missing-$NS" 5 | ka apply -f - >/dev/null
 wait_until "nopri's Workload (looked at again every 30 s)" 45 has_workloads nopri 1
 [[ $(workloads_of nopri | jq -r '.items[0].spec.priority') == 5 ]] || fail "priority of the class created later"
 wait_until "nopri admitted" 60 admitted nopri
+
+log "relabelling: a queue-name typo fixed reaches the Workload, a new priority class too"
+queued_job typo team-x low 1
+wait_until "typo's Workload" 30 has_workloads typo 1
+typo_wl=$(wl_uid typo)
+k label pntj typo kueue.x-k8s.io/queue-name=team-a --overwrite >/dev/null
+wait_until "typo admitted in team-a" 60 admitted typo
+[[ $(workloads_of typo | jq -r '.items[0].spec.queueName') == team-a && $(wl_uid typo) == "$typo_wl" ]] || fail "typo's Workload not moved to team-a"
+wait_until "typo's pod" 30 has_pods typo 1
+k label pntj typo "kueue.x-k8s.io/priority-class=high-$NS" --overwrite >/dev/null
+wait_until "typo's Workload priority 1000" 30 eval '[[ $(workloads_of typo | jq ".items[0].spec.priority") == 1000 ]]'
+admitted typo && has_pods typo 1 || fail "a priority class change stopped typo"
+
+log "the queue label removed: a pending job stays held by its Workload, an admitted one finishes it"
+queued_job escape team-a missing 1
+wait_until "escape waiting" 30 cond_reason_is escape Suspended WaitingForAdmission
+k label pntj escape kueue.x-k8s.io/queue-name- >/dev/null
+wait_until "escape: event QueueLabelRemoved" 30 has_event escape QueueLabelRemoved
+has_pods escape 0 || fail "removing the queue label started a pod over quota"
+k label pntj typo kueue.x-k8s.io/queue-name- >/dev/null
+wait_until "typo: event QueueLabelRemoved" 30 has_event typo QueueLabelRemoved
+run_all typo 1
+finish_job typo 1
+wait_until "typo's Workload Finished" 30 wl_cond_is typo Finished True/Succeeded
+wait_until "escape admitted onto typo's quota" 60 admitted escape
+wait_until "escape's pod" 30 has_pods escape 1
+
+log "an admission check's podSetUpdates reach the rank pods"
+CHECK="check-$NS" CQ2="cq2-$NS"
+AT_EXIT+=("ka delete clusterqueue $CQ2 --wait=false" "ka delete admissioncheck $CHECK --wait=false")
+ka apply -f - >/dev/null <<YAML
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: AdmissionCheck
+metadata: {name: $CHECK}
+spec: {controllerName: petname.dev/test-provisioner}
+---
+$(kueue_cluster_queue "$CQ2" "$RF" 1)
+  admissionChecksStrategy: {admissionChecks: [{name: $CHECK}]}
+---
+$(kueue_local_queue "$NS" team-c "$CQ2")
+YAML
+# What the check's controller (none runs here) would write: the check Active, then Ready.
+now() { date -u +%Y-%m-%dT%H:%M:%SZ; }
+ka patch admissioncheck "$CHECK" --subresource=status --type merge -p "{\"status\":{\"conditions\":[{\"type\":\"Active\",\"status\":\"True\",\"reason\":\"Active\",\"message\":\"test\",\"lastTransitionTime\":\"$(now)\"}]}}" >/dev/null
+queued_job provisioned team-c low 1
+wait_until "provisioned's quota reserved, its check Pending" 60 eval '[[ $(workloads_of provisioned | jq -r ".items[0].status.admissionChecks[0].state // empty") == Pending ]] && wl_cond_is provisioned QuotaReserved True/QuotaReserved'
+has_pods provisioned 0 || fail "a pod before the admission check is Ready"
+k patch workload "$(workloads_of provisioned | jq -r '.items[0].metadata.name')" --subresource=status --type merge -p "$(jq -cn --arg c "$CHECK" --arg t "$(now)" '{status: {admissionChecks: [{name: $c, state: "Ready", message: "provisioned", lastTransitionTime: $t,
+  podSetUpdates: [{name: "ranks", labels: {"example.com/capacity": "provisioned"}, annotations: {"example.com/request": "pr-1"},
+  nodeSelector: {"example.com/pool": "provisioned"}, tolerations: [{key: "example.com/pool", operator: "Exists", effect: "NoSchedule"}]}]}]}}')" >/dev/null
+wait_until "provisioned admitted" 60 admitted provisioned
+wait_until "provisioned's pod" 30 has_pods provisioned 1
+pod=$(k get pod provisioned-rank-0 -o json)
+[[ $(jq -r '.metadata.labels["example.com/capacity"]' <<<"$pod") == provisioned ]] || fail "podSetUpdates label not on the pod"
+[[ $(jq -r '.metadata.annotations["example.com/request"]' <<<"$pod") == pr-1 ]] || fail "podSetUpdates annotation not on the pod"
+[[ $(jq -r '.spec.nodeSelector["example.com/pool"]' <<<"$pod") == provisioned ]] || fail "podSetUpdates nodeSelector not on the pod"
+[[ $(jq -r '.spec.tolerations[] | select(.key == "example.com/pool") | .operator' <<<"$pod") == Exists ]] || fail "podSetUpdates toleration not on the pod"
 
 log "an evicted job's pod stuck Terminating keeps the reservation only for its grace period"
 k delete pntj nopri --wait=false >/dev/null
