@@ -45,17 +45,6 @@ QueueState Evicted(const std::string& reason, bool reserved) {
   return q;
 }
 
-std::vector<api::ObservedPod> RunningPods(int n) {
-  std::vector<api::ObservedPod> pods;
-  for (int i = 0; i < n; ++i) {
-    api::ObservedPod p =
-        api::PodFromJson(TestPod("rex-rank-" + std::to_string(i), "job-uid", "Running", true));
-    p.rank = i;
-    pods.push_back(p);
-  }
-  return pods;
-}
-
 TEST(QueueAdmissionTest, NoWorkloadYetCreatesOneAndNoPod) {
   QueueState q;
   q.wanted = true;

@@ -33,17 +33,6 @@ QueueState Running(api::WorkloadDrift drift) {
   return q;
 }
 
-std::vector<api::ObservedPod> RunningPods(int n) {
-  std::vector<api::ObservedPod> pods;
-  for (int i = 0; i < n; ++i) {
-    api::ObservedPod p =
-        api::PodFromJson(TestPod("rex-rank-" + std::to_string(i), "job-uid", "Running", true));
-    p.rank = i;
-    pods.push_back(p);
-  }
-  return pods;
-}
-
 api::WorkloadDrift PodSets() {
   api::WorkloadDrift d;
   d.pod_sets = true;

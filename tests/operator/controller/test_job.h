@@ -2,10 +2,12 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "operator/api/job.h"
+#include "operator/api/pod.h"
 
 namespace petname::controller {
 
@@ -33,6 +35,18 @@ inline nlohmann::json TestPod(const std::string& name, const std::string& owner_
     pod["status"]["conditions"] = {{{"type", "Ready"}, {"status", ready ? "True" : "False"}}};
   }
   return pod;
+}
+
+// `n` ready, Running rank pods of TestJob's job (rex-rank-0 ..), as the operator observes them.
+inline std::vector<api::ObservedPod> RunningPods(int n) {
+  std::vector<api::ObservedPod> pods;
+  for (int i = 0; i < n; ++i) {
+    api::ObservedPod p =
+        api::PodFromJson(TestPod("rex-rank-" + std::to_string(i), "job-uid", "Running", true));
+    p.rank = i;
+    pods.push_back(p);
+  }
+  return pods;
 }
 
 }  // namespace petname::controller

@@ -350,11 +350,18 @@ wait_until "no Workload of nopri" 60 has_workloads nopri 0
 queued_job stuck team-a low 1 "  template: {spec: {terminationGracePeriodSeconds: 2}}"
 wait_until "stuck admitted" 60 admitted stuck
 wait_until "stuck's pod" 30 has_pods stuck 1
-# Bound to a node that never confirms the deletion (no kubelet here): once deleted it stays
-# Terminating past its grace period, as on a lost node.
+# Bound to a Node that never confirms the deletion (no kubelet here): once deleted the pod stays
+# Terminating past its grace period, as on a lost node. The Node object exists, so that the pod
+# garbage collector does not remove the pod as one of a node that is gone.
+AT_EXIT+=("ka delete node lost-$NS --wait=false")
+ka create -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Node
+metadata: {name: lost-$NS}
+YAML
 k create --raw "/api/v1/namespaces/$NS/pods/stuck-rank-0/binding" -f - >/dev/null <<JSON
 {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "stuck-rank-0"},
- "target": {"apiVersion": "v1", "kind": "Node", "name": "node-$NS"}}
+ "target": {"apiVersion": "v1", "kind": "Node", "name": "lost-$NS"}}
 JSON
 run_all stuck 1
 wait_until "stuck Running" 30 phase_is stuck Running
