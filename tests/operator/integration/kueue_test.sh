@@ -7,7 +7,8 @@
 # ClusterQueue with room for one job: the second waits (no pod) until the first finishes (its
 # Workload Finished frees the quota); a higher-priority job preempts a running one: its pods go,
 # it waits as Suspended/Preempted with restarts 0, its reservation is released, and it comes back
-# at the same restart generation; partial admission runs a 4-replica job with minReplicas 2 at 2;
+# at the same restart generation; partial admission runs a 4-replica gang job with minReplicas 2
+# at 2 (its PodGroup's minMember 2);
 # the Workload carries Kueue's finalizer kueue.x-k8s.io/resource-in-use until its job is done with
 # it; a running job's Workload deleted by hand stays Terminating while a pod of the job is left
 # (a test finalizer keeps one), nothing else is admitted onto its quota and no second Workload is
@@ -233,9 +234,18 @@ k delete pntj idle rush --wait=false >/dev/null
 wait_until "no Workload of idle" 60 has_workloads idle 0
 wait_until "no Workload of rush" 60 has_workloads rush 0
 
-log "partial admission: 4 replicas asked, minReplicas 2, quota for 2: runs with 2"
-queued_job elastic team-a low 4 "  elasticPolicy: {minReplicas: 2}"
+log "partial admission: 4 replicas asked, minReplicas 2, quota for 2: runs with 2, its gang of 2"
+# The scheduler-plugins PodGroup API (its CRD only), removed again at exit: other tests need a
+# cluster without it.
+PODGROUP_CRD="$(dirname "$0")/podgroup_crd.yaml"
+AT_EXIT+=("ka delete -f $PODGROUP_CRD --ignore-not-found")
+ka apply -f "$PODGROUP_CRD" >/dev/null
+wait_until "podgroups served" 30 ka get podgroups.scheduling.x-k8s.io
+queued_job elastic team-a low 4 "  elasticPolicy: {minReplicas: 2}
+  scheduling: {gang: {enabled: true}}"
 wait_until "elastic admitted" 60 admitted elastic
+min_member() { [[ $(k get podgroups.scheduling.x-k8s.io elastic -o jsonpath='{.spec.minMember}') == "$1" ]]; }
+wait_until "elastic's PodGroup minMember 2 (the admitted count, not the 4 replicas)" 30 min_member 2
 wait_until "elastic's 2 pods" 30 has_pods elastic 2
 run_all elastic 2
 sleep 2
