@@ -11,11 +11,6 @@ namespace {
 
 constexpr int64_t kT0 = 1'800'000'000;
 
-std::string Cond(const api::JobStatus& status, const std::string& type) {
-  const api::Condition* c = api::FindCondition(status.conditions, type);
-  return c == nullptr ? "<none>" : std::string(c->status ? "True" : "False") + "/" + c->reason;
-}
-
 QueueState Waiting() {
   QueueState q;
   q.wanted = true;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "operator/api/conditions.h"
 #include "operator/api/job.h"
 #include "operator/api/pod.h"
 
@@ -35,6 +36,12 @@ inline nlohmann::json TestPod(const std::string& name, const std::string& owner_
     pod["status"]["conditions"] = {{{"type", "Ready"}, {"status", ready ? "True" : "False"}}};
   }
   return pod;
+}
+
+// The condition `type` of `status` as "True/Reason" or "False/Reason", "<none>" when absent.
+inline std::string Cond(const api::JobStatus& status, const std::string& type) {
+  const api::Condition* c = api::FindCondition(status.conditions, type);
+  return c == nullptr ? "<none>" : std::string(c->status ? "True" : "False") + "/" + c->reason;
 }
 
 // `n` ready, Running rank pods of TestJob's job (rex-rank-0 ..), as the operator observes them.
