@@ -17,8 +17,10 @@
 #  - kq-wait's rank 1 is killed after the pods-ready timeout has passed since its admission: its
 #    Workload says PodsReady False/WaitForRecovery, it is never evicted, and the job restarts
 #    (restarts 1), resumes from its checkpoint and Succeeds; its finished Workload frees the quota;
-#  - kq-queued is admitted then and runs; deleting it (running) and kq-wait (finished) leaves no
-#    Workload and no pod.
+#  - kq-queued is admitted then and runs; after its first checkpoint its replicas are edited from 2
+#    to 1: it stops, its Workload is replaced by one of 1 pod, it is admitted again and its one rank
+#    resumes from the checkpoint (restarts 0);
+#  - deleting kq-queued (running) and kq-wait (finished) leaves no Workload and no pod.
 # Timings for docs/benchmarks.md: admission to all ranks running, and eviction to no rank pod.
 
 # shellcheck source-path=SCRIPTDIR source=../support/kueue.sh
@@ -203,6 +205,7 @@ YAML
   check "kq-queued has a Workload" test "$(kq_workloads kq-queued)" = 1
   kq_recovery kq-wait || return 1
   step "kq-queued admitted once kq-wait finished, and running" 180 phase_is kq-queued Running || return 1
+  kq_resize kq-queued || return 1
   kn delete pntj kq-queued kq-wait --wait=false >/dev/null
   check "deleting running kq-queued leaves no Workload" eventually 60 kq_no_workload kq-queued
   check "deleting running kq-queued leaves no pod" eventually 120 kq_no_pods kq-queued
@@ -254,4 +257,26 @@ kq_recovery() {
   check "$job was never evicted (no Evicted True on its Workload; Suspended False, reason Admitted)" \
     kq_not_evicted "$job"
   check_resumed_after_restart "$job" "$at"
+}
+
+kq_workload_uid() { kn get workloads -l "petname.dev/job-name=$1" -o jsonpath='{.items[0].metadata.uid}'; }
+# kq_resize JOB: JOB (2 ranks, running) edited to 1 replica after its first checkpoint: Kueue's
+# quota was reserved for 2, so its Workload is replaced; it is admitted again and resumes on 1 rank
+kq_resize() {
+  local job=$1 old
+  step "$job's first checkpoint written" 240 checkpointed "$job" || return 1
+  old=$(kq_workload_uid "$job")
+  kn patch pntj "$job" --type merge -p '{"spec":{"replicas":1}}' >/dev/null
+  replaced() {
+    local uid
+    uid=$(kq_workload_uid "$1")
+    [[ -n $uid && $uid != "$old" ]] &&
+      [[ $(kn get workloads -l "petname.dev/job-name=$1" -o jsonpath='{.items[0].spec.podSets[0].count}') == 1 ]]
+  }
+  step "$job edited to 1 replica: its Workload replaced by one of 1 pod" 120 replaced "$job" || return 1
+  one_rank() { phase_is "$1" Running && (($(kq_pods "$1") == 1)) && [[ $(job_field "$1" '{.status.ranks}') == 1 ]]; }
+  step "$job admitted again and running on 1 rank" 180 one_rank "$job" || return 1
+  resumed_on_one() { kn logs "$1-rank-0" 2>/dev/null | grep -q 'resuming from'; }
+  check "$job's rank 0 resumed from its checkpoint on the new world size" eventually 120 resumed_on_one "$job"
+  check "$job's resize is not a restart (status.restarts 0)" test "$(job_field "$job" '{.status.restarts}')" = 0
 }
