@@ -202,7 +202,9 @@ YAML
   check "kq-wait has exactly 2 pods and world size 2" test "$(kq_pods kq-wait)/$(job_field kq-wait '{.status.ranks}')" = 2/2
   kq_job kq-queued q-b "$KQ_WPC_LOW" 2 "$low_epochs"
   step "kq-queued waits (its Workload exists, no pod)" 60 kq_waiting kq-queued WaitingForAdmission || return 1
-  check "kq-queued has a Workload" test "$(kq_workloads kq-queued)" = 1
+  # The job says WaitingForAdmission in the pass that creates its Workload: polled, not read once.
+  one_workload() { (($(kq_workloads "$1") == 1)); }
+  check "kq-queued has a Workload" eventually 30 one_workload kq-queued
   kq_recovery kq-wait || return 1
   step "kq-queued admitted once kq-wait finished, and running" 180 phase_is kq-queued Running || return 1
   kq_resize kq-queued || return 1
