@@ -311,6 +311,11 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
 
 }  // namespace
 
+bool ReservedPodKey(const std::string& key) {
+  return key.rfind("petname.dev/", 0) == 0 || key == kNameLabel ||
+         key == "scheduling.x-k8s.io/pod-group" || key == "scheduling.k8s.io/group-name";
+}
+
 std::string DefaultFetchPath(const std::string& url) {
   return std::string(kFetchDir) + "/" + UrlFileName(url);
 }

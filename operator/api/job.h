@@ -31,6 +31,10 @@ inline constexpr char kRankLabel[] = "petname.dev/rank";
 // The gang restart a pod belongs to (status.restarts when it was created; absent reads as 0).
 inline constexpr char kRestartGenerationLabel[] = "petname.dev/restart-generation";
 
+// Whether a rank pod's label or annotation key is the operator's (petname.dev/..., kNameLabel and
+// the gang schedulers' pod-group labels): neither a job's template nor a Kueue admission sets it.
+bool ReservedPodKey(const std::string& key);
+
 // A volume mounted into every rank pod: exactly one of claim_name, host_path, config_map.
 struct VolumeSpec {
   std::string claim_name;

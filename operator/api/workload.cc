@@ -54,29 +54,6 @@ void SetWorkloadCondition(Json* wl, const std::string& type, bool status, const 
   conds.push_back(cond);
 }
 
-// Node labels into the rank pods' nodeSelector (they win on a key) and tolerations added to
-// theirs, where the job sets them (spec.template.spec, else spec.scheduling).
-void MergeScheduling(const Json& labels, const Json& tolerations, JobSpec* spec) {
-  Json& tmpl = spec->pod_template.spec;
-  auto target = [&](const char* key) -> Json& {
-    if (tmpl.is_object() && tmpl.contains(key)) return tmpl[key];
-    if (!spec->scheduling.is_object()) spec->scheduling = Json::object();
-    return spec->scheduling[key];
-  };
-  if (labels.is_object() && !labels.empty()) {
-    Json& selector = target("nodeSelector");
-    if (!selector.is_object()) selector = Json::object();
-    for (const auto& [key, value] : labels.items()) selector[key] = value;
-  }
-  if (tolerations.is_array() && !tolerations.empty()) {
-    Json& list = target("tolerations");
-    if (!list.is_array()) list = Json::array();
-    for (const Json& t : tolerations) {
-      if (std::find(list.begin(), list.end(), t) == list.end()) list.push_back(t);
-    }
-  }
-}
-
 }  // namespace
 
 std::string QueueName(const Job& job) { return kube::Label(job.object, kQueueNameLabel); }
@@ -98,7 +75,12 @@ WorkloadState WorkloadStateFromJson(const Json& wl) {
   s.in_use = HasResourceInUse(wl);
   s.quota_reserved = WorkloadConditionTrue(wl, "QuotaReserved");
   s.admitted = WorkloadConditionTrue(wl, "Admitted");
-  s.finished = WorkloadConditionTrue(wl, "Finished");
+  if (const Json* c = FindWorkloadCondition(wl, "Finished");
+      c && c->value("status", "") == "True") {
+    s.finished = true;
+    s.finished_reason = c->value("reason", "");
+    s.finished_message = c->value("message", "");
+  }
   if (const Json* c = FindWorkloadCondition(wl, "Evicted"); c && c->value("status", "") == "True") {
     s.evicted = true;
     s.evicted_reason = c->value("reason", "");
@@ -171,9 +153,10 @@ Json ClearReservation(const Json& wl, int64_t now) {
   return out;
 }
 
-Json FinishWorkload(const Json& wl, bool succeeded, const std::string& message, int64_t now) {
+Json FinishWorkload(const Json& wl, const std::string& reason, const std::string& message,
+                    int64_t now) {
   Json out = wl;
-  SetWorkloadCondition(&out, "Finished", true, succeeded ? "Succeeded" : "Failed", message, now);
+  SetWorkloadCondition(&out, "Finished", true, reason, message, now);
   return out;
 }
 
@@ -190,25 +173,6 @@ Json WithoutResourceInUse(const Json& wl) {
   finalizers.erase(std::remove(finalizers.begin(), finalizers.end(), kResourceInUseFinalizer),
                    finalizers.end());
   return out;
-}
-
-void ApplyFlavor(const Json& flavor, JobSpec* spec) {
-  const Json fspec = flavor.value("spec", Json::object());
-  MergeScheduling(fspec.value("nodeLabels", Json::object()),
-                  fspec.value("tolerations", Json::array()), spec);
-}
-
-void ApplyPodSetUpdate(const Json& update, JobSpec* spec) {
-  for (const auto& [key, field] : {std::pair{"labels", &spec->pod_template.labels},
-                                   std::pair{"annotations", &spec->pod_template.annotations}}) {
-    const Json values = update.value(key, Json::object());
-    if (!values.is_object()) continue;
-    for (const auto& [name, value] : values.items()) {
-      if (value.is_string()) (*field)[name] = value.get<std::string>();
-    }
-  }
-  MergeScheduling(update.value("nodeSelector", Json::object()),
-                  update.value("tolerations", Json::array()), spec);
 }
 
 }  // namespace petname::api

@@ -50,6 +50,8 @@ struct WorkloadState {
   std::string evicted_reason;  // Preempted, PodsReadyTimeout, Deactivated, ...
   std::string evicted_message;
   bool finished = false;
+  std::string finished_reason;  // Succeeded, Failed, FailedToStart, ...
+  std::string finished_message;
   std::optional<bool> pods_ready;              // condition PodsReady, when present
   std::string pods_ready_reason;               // its reason (WaitForStart, Started, ...)
   std::string cluster_queue;                   // status.admission.clusterQueue
@@ -72,8 +74,10 @@ Json BuildWorkload(const Job& job, const Json& pod, std::optional<int32_t> prior
 // (reason Pending), Admitted False (NoReservation), status.admission removed. `now`: Unix seconds.
 Json ClearReservation(const Json& wl, int64_t now);
 
-// The Workload with condition Finished True (reason Succeeded or Failed): Kueue releases its quota.
-Json FinishWorkload(const Json& wl, bool succeeded, const std::string& message, int64_t now);
+// The Workload with condition Finished True (`reason`: Succeeded, Failed, or FailedToStart when
+// the admission cannot be applied to the job): Kueue releases its quota.
+Json FinishWorkload(const Json& wl, const std::string& reason, const std::string& message,
+                    int64_t now);
 
 // A condition of the Workload as the operator writes it.
 struct WorkloadCondition {
@@ -87,17 +91,5 @@ Json SetWorkloadPodsReady(const Json& wl, const WorkloadCondition& c, int64_t no
 
 // The Workload without kResourceInUseFinalizer (its other finalizers kept).
 Json WithoutResourceInUse(const Json& wl);
-
-// spec.nodeLabels and spec.tolerations of a ResourceFlavor merged into the rank pods' nodeSelector
-// and tolerations, where the job sets them (spec.template.spec, else spec.scheduling); the flavor
-// wins on a nodeSelector key.
-void ApplyFlavor(const Json& flavor, JobSpec* spec);
-
-// An admission check's podSetUpdate (labels, annotations, nodeSelector, tolerations, e.g. a
-// ProvisioningRequest's) merged into the rank pods as Kueue merges it into its own jobs' pods:
-// labels and annotations into spec.template.metadata (keys the operator reserves, petname.dev/...
-// and the pod-group labels, or sets on rank pods are left as the operator has them),
-// nodeSelector and tolerations as ApplyFlavor's (the update wins on a nodeSelector key).
-void ApplyPodSetUpdate(const Json& update, JobSpec* spec);
 
 }  // namespace petname::api

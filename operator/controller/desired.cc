@@ -203,15 +203,6 @@ Json OperatorPod(const api::Job& job, int index) {
           {"spec", spec}};
 }
 
-// The operator's pod with the job's template merged in (conflicts left out: CheckPodTemplate
-// fails such a job before any pod is created) and the gang's label or annotation.
-Json Pod(const api::Job& job, int index) {
-  Json pod = OperatorPod(job, index);
-  MergePodTemplate(job.spec.pod_template, &pod);
-  if (job.spec.gang_enabled) JoinGang(job, &pod);
-  return pod;
-}
-
 const Json* FindByName(const std::vector<Json>& objects, const std::string& name) {
   for (const Json& o : objects) {
     if (kube::Name(o) == name) return &o;
@@ -330,6 +321,13 @@ Status CheckPodTemplate(const api::Job& job) {
   return Status::InvalidArgument(message);
 }
 
+Json RankPod(const api::Job& job, int index) {
+  Json pod = OperatorPod(job, index);
+  MergePodTemplate(job.spec.pod_template, &pod);
+  if (job.spec.gang_enabled) JoinGang(job, &pod);
+  return pod;
+}
+
 int PodGeneration(const Json& pod) {
   return api::LabelNumber(kube::Label(pod, api::kRestartGenerationLabel), 0);
 }
@@ -346,7 +344,7 @@ DesiredState Desired(const api::Job& job, PodAction action, const NetworkPolicyO
   }
   if (job.spec.gang_enabled && action == PodAction::kRun) d.pod_groups.push_back(PodGroup(job));
   if (action != PodAction::kRun) return d;
-  for (int index = 0; index < job.spec.replicas; ++index) d.pods.push_back(Pod(job, index));
+  for (int index = 0; index < job.spec.replicas; ++index) d.pods.push_back(RankPod(job, index));
   return d;
 }
 

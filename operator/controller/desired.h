@@ -115,6 +115,11 @@ std::string RendezvousSecretName(const std::string& job);
 // listing each conflict (MergePodTemplate's messages).
 Status CheckPodTemplate(const api::Job& job);
 
+// Pod <job>-rank-<index> as Desired renders it: the operator's pod with the job's template merged
+// in (conflicts left out: CheckPodTemplate fails such a job before any pod is created) and the
+// gang's label or annotation.
+Json RankPod(const api::Job& job, int index);
+
 // The restart generation of a pod (its label; 0 when absent).
 int PodGeneration(const Json& pod);
 

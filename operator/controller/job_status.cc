@@ -88,10 +88,13 @@ class Decider {
     }
   }
   void SetPhase(api::JobPhase phase) { status_.phase = phase; }
-  // Whether a pod of `owned` holds the job's quota (HoldsQuota); a look again when the next
-  // deleted pod's grace period ends.
+  // Whether a pod of `owned` holds the job's quota (HoldsQuota); while an evicted Workload waits
+  // for that, the job is looked at again when the next deleted pod's grace period ends.
   bool HoldQuota(const std::vector<api::ObservedPod>& owned) {
-    if (const std::optional<int64_t> in = NextGraceEnd(owned, now_)) Requeue(*in + 1);
+    const api::WorkloadState& wl = queue_.workload;
+    if (wl.evicted && wl.quota_reserved) {
+      if (const std::optional<int64_t> in = NextGraceEnd(owned, now_)) Requeue(*in + 1);
+    }
     return std::any_of(owned.begin(), owned.end(),
                        [this](const api::ObservedPod& pod) { return HoldsQuota(pod, now_); });
   }
@@ -339,6 +342,10 @@ void Decider::Run(const std::vector<api::ObservedPod>& owned) {
   }
   if (queue_.wanted && !RanksSucceeded(owned)) {
     const QueueDecision q = DecideQueue(queue_, HoldQuota(owned), now_, &status_);
+    if (!q.fail_reason.empty()) {
+      Finish(false, q.fail_reason, q.fail_message);
+      return;
+    }
     plan_->workload = q.workload;
     if (q.recheck) Requeue(kQueueRecheckSeconds);
     if (q.gated) {

@@ -10,12 +10,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-bool Reserved(const std::string& key) {
-  static const std::set<std::string> kReserved = {api::kNameLabel, "scheduling.x-k8s.io/pod-group",
-                                                  "scheduling.k8s.io/group-name"};
-  return key.rfind("petname.dev/", 0) == 0 || kReserved.count(key) > 0;
-}
-
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
 // Adds `extra` to the string map metadata[`key`] (created when needed), except keys it has and
@@ -24,7 +18,7 @@ void MergeMap(const std::map<std::string, std::string>& extra, const std::string
               Json* metadata, std::vector<std::string>* conflicts) {
   const std::string field = "spec.template.metadata." + key;
   for (const auto& [name, value] : extra) {
-    if (Reserved(name)) {
+    if (api::ReservedPodKey(name)) {
       conflicts->push_back(field + ": " + Quoted(name) + " is reserved for the operator");
     } else if (metadata->contains(key) && (*metadata)[key].contains(name)) {
       conflicts->push_back(field + ": " + Quoted(name) +

@@ -25,6 +25,17 @@ void Gate(api::JobStatus* status, const std::string& reason, const std::string& 
   }
 }
 
+// The job waits without a reservation: QuotaReserved False and Suspended True say why.
+QueueDecision WaitUnreserved(const std::string& reason, const std::string& message, bool recheck,
+                             int64_t now, api::JobStatus* status) {
+  Set(status, api::kQuotaReserved, false, reason, message, now);
+  Gate(status, reason, message, now);
+  QueueDecision d;
+  d.gated = true;
+  d.recheck = recheck;
+  return d;
+}
+
 std::string Where(const api::WorkloadState& wl) {
   return wl.cluster_queue.empty() ? "" : " by ClusterQueue " + wl.cluster_queue;
 }
@@ -111,27 +122,33 @@ QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
     const std::string msg =
         "the Kueue Workload API (kueue.x-k8s.io/v1beta2) is not served by this cluster (is "
         "Kueue installed?); no rank pod is created before the job is admitted";
-    Set(status, api::kQuotaReserved, false, "KueueUnavailable", msg, now);
-    Gate(status, "KueueUnavailable", msg, now);
-    d.gated = true;
-    d.recheck = true;
-    return d;
+    return WaitUnreserved("KueueUnavailable", msg, true, now, status);
+  }
+  if (!wl.exists && queue.label_removed) {
+    const std::string msg = std::string("label ") + api::kQueueNameLabel +
+                            " was removed before the job had a Workload: no rank pod runs "
+                            "without an admission; put the label back, or delete the job and "
+                            "create it without the label";
+    return WaitUnreserved("QueueLabelRemoved", msg, false, now, status);
   }
   if (!wl.exists) {
     const auto [reason, message] = CannotCreate(queue);
+    if (!reason.empty()) return WaitUnreserved(reason, message, true, now, status);
     d.gated = true;
-    if (!reason.empty()) {
-      Set(status, api::kQuotaReserved, false, reason, message, now);
-      Gate(status, reason, message, now);
-      d.recheck = true;
-      return d;
-    }
     Set(status, api::kQuotaReserved, false, "Pending", "the job's Workload is being created", now);
     Gate(status, "WaitingForAdmission", "waiting for Kueue to admit the job's Workload", now);
     d.workload = WorkloadAction::kCreate;
     return d;
   }
   Mirror(wl, now, status);
+  if (wl.finished) {
+    d.gated = true;
+    d.fail_reason = wl.finished_reason.empty() ? "WorkloadFinished" : wl.finished_reason;
+    d.fail_message = "Workload " + wl.name + " was finished before the job (" + d.fail_reason +
+                     (wl.finished_message.empty() ? "" : ": " + wl.finished_message) +
+                     "); its quota is freed and Kueue does not admit it again";
+    return d;
+  }
   if (wl.deleting) {
     Gate(status, "WorkloadDeleted",
          "Workload " + wl.name +
@@ -156,11 +173,7 @@ QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
   if (missing_class && !wl.quota_reserved) {
     const std::string msg = MissingClass(queue) + "; Workload " + wl.name +
                             " is updated to match the job once it exists";
-    Set(status, api::kQuotaReserved, false, "PriorityClassNotFound", msg, now);
-    Gate(status, "PriorityClassNotFound", msg, now);
-    d.gated = true;
-    d.recheck = true;
-    return d;
+    return WaitUnreserved("PriorityClassNotFound", msg, true, now, status);
   }
   d.recheck = missing_class;
   d.workload = resync;
@@ -214,7 +227,8 @@ WorkloadAction FinishedJobWorkload(const QueueState& queue) {
 }
 
 bool QueueProblem(const std::string& reason) {
-  return reason == "PriorityClassNotFound" || reason == "WorkloadConflict";
+  return reason == "PriorityClassNotFound" || reason == "WorkloadConflict" ||
+         reason == "QueueLabelRemoved";
 }
 
 void ApplyAdmission(const QueueState& queue, api::JobSpec* spec) {

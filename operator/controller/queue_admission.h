@@ -15,6 +15,10 @@
 //    one is gone; then kCreate as for a new job.
 //  - every pass: conditions QuotaReserved and Admitted mirror the Workload's (the ClusterQueue
 //    and the admitted replicas in the message).
+//  - the Workload is Finished while the job is not (Kueue's FailedToStart: the admission's node
+//    labels or podSetUpdates clash with the job, queue_sync.h; or finished by hand): the job
+//    fails (fail_reason: the Workload's reason), as its quota is gone and Kueue does not admit a
+//    finished Workload again.
 //  - the job no longer matches its Workload (api/workload_drift.h: replicas, minReplicas,
 //    resources, the queue-name label, the priority-class label), as Kueue's jobframework handles
 //    its own kinds: while the Workload holds no quota, kUpdate (it takes the job's pod set, queue
@@ -26,10 +30,12 @@
 //    gets a new Workload that matches it. A priority-class label naming a class that does not
 //    exist changes nothing: a Workload without quota waits with reason PriorityClassNotFound, a
 //    reserved one keeps its priority; looked at again every 30 s.
-//  - the queue-name label removed from a job that has a Workload: the job stays governed by that
-//    Workload (its queue), as the label cannot be refused (no webhook; CRD validation rules do
-//    not see metadata.labels); QueueSync warns (QueueLabelRemoved). Without a Workload, the job
-//    is no longer Kueue's.
+//  - the queue-name label removed from a job the operator has seen in a queue (it has condition
+//    QuotaReserved): the label cannot be refused (no webhook; CRD validation rules do not see
+//    metadata.labels), so the job stays Kueue's. With a Workload, that Workload (its queue)
+//    keeps governing it and QueueSync warns (QueueLabelRemoved); without one, the job waits
+//    (Suspended, reason QueueLabelRemoved, no rank pod, no Workload created), as Kueue's own Job
+//    stays suspended. Either way no rank pod runs without an admission.
 //  - not admitted, or evicted (preempted, deactivated, pods-ready timeout, ...): phase Suspended,
 //    condition Suspended True with reason WaitingForAdmission or the eviction's reason and
 //    message; no rank pods (kStop: deleting them sends SIGTERM, every rank checkpoints at one step
@@ -60,7 +66,7 @@ namespace petname::controller {
 
 struct QueueState {
   bool wanted = false;          // --kueue and the job has a queue-name label or a Workload
-  bool label_removed = false;   // wanted for its Workload alone: the queue-name label is gone
+  bool label_removed = false;   // wanted though its queue-name label is gone (it was in a queue)
   bool unavailable = false;     // kueue.x-k8s.io/v1beta2 workloads are not served
   api::WorkloadState workload;  // workload.exists == false: not created yet
   api::WorkloadDrift drift;     // how the Workload differs from the job (when it exists)
@@ -80,6 +86,9 @@ struct QueueDecision {
   bool gated = false;    // no rank pods may run
   bool recheck = false;  // look again later (Workload API unavailable)
   WorkloadAction workload = WorkloadAction::kNone;
+  // Non-empty: the job fails, with this condition reason and message.
+  std::string fail_reason;
+  std::string fail_message;
 };
 
 inline constexpr int64_t kQueueRecheckSeconds = 30;

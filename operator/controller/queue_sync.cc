@@ -2,9 +2,11 @@
 
 #include <mutex>
 #include <set>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
+#include "operator/api/admission_merge.h"
 #include "operator/api/conditions.h"
 #include "operator/api/workload.h"
 #include "operator/api/workload_drift.h"
@@ -20,6 +22,7 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr char kKueueApis[] = "/apis/kueue.x-k8s.io/v1beta2";
+constexpr char kFailedToStart[] = "FailedToStart";  // Kueue's jobframework's reason
 
 // Who holds a Workload's name, for a conflict's message.
 std::string Holder(const Json& wl) {
@@ -75,9 +78,9 @@ Status QueueSync::Observe(const api::Job& job, QueueState* queue, Json* wl) cons
   } else {
     PETNAME_RETURN_IF_ERROR(Lookup(job, queue, wl));
   }
-  if (!labelled) {
-    queue->wanted = queue->label_removed = queue->workload.exists;
-    if (queue->label_removed) WarnLabelRemoved(job, *wl);
+  if (!labelled) {  // the reconciler looks at such a job only when it was in a queue
+    queue->wanted = queue->label_removed = true;
+    if (queue->workload.exists) WarnLabelRemoved(job, *wl);
   }
   if (!queue->wanted || !queue->name_taken_by.empty()) return Status::Ok();
   if (!queue->workload.exists) return ReadPriorityClass(job, queue);
@@ -130,9 +133,8 @@ Status QueueSync::ReadPriorityClass(const api::Job& job, QueueState* queue) cons
 }
 
 Json QueueSync::Wanted(const api::Job& job, const QueueState& queue, const Json& wl) const {
-  const std::vector<Json> pods = Desired(job, PodAction::kRun).pods;
-  if (pods.empty()) return Json();
-  Json wanted = api::BuildWorkload(job, pods.front(), queue.priority);
+  if (job.spec.replicas <= 0) return Json();
+  Json wanted = api::BuildWorkload(job, RankPod(job, 0), queue.priority);
   if (queue.label_removed) {
     wanted["spec"]["queueName"] = wl.value("/spec/queueName"_json_pointer, std::string());
   }
@@ -142,7 +144,9 @@ Json QueueSync::Wanted(const api::Job& job, const QueueState& queue, const Json&
 void QueueSync::WarnLabelRemoved(const api::Job& job, const Json& wl) const {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!label_removed_warned_.insert(job.uid).second) return;
+    std::string& warned = label_removed_warned_[kube::Key(job.ns, job.name)];
+    if (warned == job.uid) return;
+    warned = job.uid;
   }
   events_->Record(job.object, "Warning", "QueueLabelRemoved",
                   std::string("label ") + api::kQueueNameLabel +
@@ -152,22 +156,31 @@ void QueueSync::WarnLabelRemoved(const api::Job& job, const Json& wl) const {
                       "admitted); delete the job to take it out of Kueue");
 }
 
-Status QueueSync::ApplyFlavors(const QueueState& queue, api::Job* job) const {
-  const api::WorkloadState& wl = queue.workload;
-  if (!queue.wanted || !wl.admitted || wl.evicted) return Status::Ok();
-  std::set<std::string> flavors;
-  for (const auto& [resource, flavor] : wl.flavors) flavors.insert(flavor);
-  for (const std::string& name : flavors) {
+Status QueueSync::ApplyFlavors(const QueueState& queue, const Json& wl, api::Job* job,
+                               bool* refused) const {
+  *refused = false;
+  const api::WorkloadState& state = queue.workload;
+  if (!queue.wanted || !state.admitted || state.evicted) return Status::Ok();
+  std::set<std::string> names;
+  for (const auto& [resource, flavor] : state.flavors) names.insert(flavor);
+  std::vector<Json> flavors;
+  for (const std::string& name : names) {
     kube::Response resp;
     PETNAME_RETURN_IF_ERROR(
         client_->Do("GET", std::string(kKueueApis) + "/resourceflavors/" + name, nullptr, &resp));
     if (resp.code != 200) {
       return Status::Unavailable("get ResourceFlavor " + name + ": " + ApiMessage(resp));
     }
-    api::ApplyFlavor(resp.body, &job->spec);
+    flavors.push_back(resp.body);
   }
-  for (const nlohmann::json& update : wl.pod_set_updates)
-    api::ApplyPodSetUpdate(update, &job->spec);
+  const Status merged = api::MergeAdmission(flavors, state.pod_set_updates, &job->spec);
+  if (merged.ok()) return Status::Ok();
+  const std::string why = "the job cannot start as Kueue admitted it: " + merged.message();
+  PETNAME_RETURN_IF_ERROR(
+      WriteWorkloadStatus(api::FinishWorkload(wl, kFailedToStart, why, kube::NowUnix())));
+  events_->Record(job->object, "Warning", kFailedToStart,
+                  why + "; Workload " + state.name + " is finished and its quota freed");
+  *refused = true;
   return Status::Ok();
 }
 
@@ -258,6 +271,10 @@ Status QueueSync::RemoveFinalizer(const Json& wl) const {
 
 Status QueueSync::ReleaseOrphans(const std::string& key, const std::string& live_uid,
                                  const std::vector<Json>& pods) const {
+  if (live_uid.empty()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    label_removed_warned_.erase(key);
+  }
   if (workloads_ == nullptr) return Status::Ok();
   const std::vector<Json> left = workloads_->List([&](const Json& o) {
     return kube::Key(kube::Namespace(o), kube::Label(o, api::kJobNameLabel)) == key;
@@ -290,7 +307,8 @@ Status QueueSync::Act(const api::Job& requested, const Plan& plan, const QueueSt
       const bool ok = plan.status.phase == api::JobPhase::kSucceeded;
       const api::Condition* c =
           api::FindCondition(plan.status.conditions, ok ? api::kSucceeded : api::kFailed);
-      return WriteWorkloadStatus(api::FinishWorkload(wl, ok, c != nullptr ? c->message : "", now));
+      return WriteWorkloadStatus(api::FinishWorkload(wl, ok ? "Succeeded" : "Failed",
+                                                     c != nullptr ? c->message : "", now));
     }
     case WorkloadAction::kNone:
       break;

@@ -2,8 +2,8 @@
 // workload_finalizer.h): reads a job's Workload from the workloads informer (on a miss, GETs it
 // by name), the job's WorkloadPriorityClass when the Workload is to be created or names another
 // one, and compares the Workload with the job (api/workload_drift.h); applies the admission to
-// the job (the ResourceFlavors' nodeLabels and tolerations: api::ApplyFlavor; the admission
-// checks' podSetUpdates: api::ApplyPodSetUpdate); and carries out a Plan's WorkloadAction
+// the job (the ResourceFlavors' nodeLabels and tolerations and the admission checks'
+// podSetUpdates: api::MergeAdmission); and carries out a Plan's WorkloadAction
 // (create, update or replace to match the job, clear the reservation, finish), the Workload's
 // PodsReady condition (WorkloadPodsReady) and the removal of Kueue's resource-in-use finalizer.
 // Writes are PUTs of the cached object with its resourceVersion (a DELETE has it as
@@ -13,8 +13,8 @@
 // into QueueState.
 #pragma once
 
+#include <map>
 #include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -40,17 +40,21 @@ class QueueSync {
 
   // The job's queue state and, when it exists, its Workload object (*wl).
   Status Observe(const api::Job& job, QueueState* queue, nlohmann::json* wl) const;
-  // With an admitted Workload: the assigned flavors' node labels and tolerations, then the
-  // admission checks' podSetUpdates, go to the rank pods (one GET per ResourceFlavor: called only
-  // when rank pods are about to be created).
-  Status ApplyFlavors(const QueueState& queue, api::Job* job) const;
+  // With an admitted Workload `wl`: the assigned flavors' node labels and tolerations, then the
+  // admission checks' podSetUpdates, go to the rank pods (api/admission_merge.h; one GET per
+  // ResourceFlavor: called only when rank pods are about to be created). When they clash with
+  // the job, as Kueue's jobframework does: the Workload is finished with reason FailedToStart
+  // (its quota is freed), a Warning event FailedToStart, *refused, and the job is left as it was.
+  Status ApplyFlavors(const QueueState& queue, const nlohmann::json& wl, api::Job* job,
+                      bool* refused) const;
   // Carries out plan.workload; `requested` is the job as the user asked for it (all replicas),
   // `wl` the observed Workload, `pods` the pods the job controls (ReleaseWorkload).
   Status Act(const api::Job& requested, const Plan& plan, const QueueState& queue,
              const nlohmann::json& wl, const std::vector<api::ObservedPod>& pods) const;
   // Removes the finalizer from the Workloads of job `key` ("namespace/name") left by a job that
-  // is gone (OrphanedWorkloads); `live_uid`: the uid of the job of that name now, "" when there
-  // is none; `pods`: the pods labelled with that job name.
+  // is gone (OrphanedWorkloads), and forgets the warning for a job of that name that is gone;
+  // `live_uid`: the uid of the job of that name now, "" when there is none; `pods`: the pods
+  // labelled with that job name.
   Status ReleaseOrphans(const std::string& key, const std::string& live_uid,
                         const std::vector<nlohmann::json>& pods) const;
 
@@ -63,7 +67,8 @@ class QueueSync {
   // (null when none), whose queue it keeps when the queue-name label was removed.
   nlohmann::json Wanted(const api::Job& job, const QueueState& queue,
                         const nlohmann::json& wl) const;
-  // Once per job (while the operator runs): a Warning event QueueLabelRemoved.
+  // Once per job (while the operator runs): a Warning event QueueLabelRemoved, for a job whose
+  // Workload keeps governing it.
   void WarnLabelRemoved(const api::Job& job, const nlohmann::json& wl) const;
   Status CreateWorkload(const api::Job& job, const QueueState& queue) const;
   // kUpdate: a PUT of the Workload with the job's pod set, queue and priority (409 if stale).
@@ -81,7 +86,8 @@ class QueueSync {
   const kube::Informer* const workloads_;
   kube::EventRecorder* const events_;
   mutable std::mutex mu_;
-  mutable std::set<std::string> label_removed_warned_;  // job uids, guarded by mu_
+  // "namespace/name" -> the uid of the job warned; dropped when the job is gone. Guarded by mu_.
+  mutable std::map<std::string, std::string> label_removed_warned_;
 };
 
 }  // namespace petname::controller

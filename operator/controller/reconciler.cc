@@ -153,7 +153,9 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   const bool creates_pods = std::any_of(actions.create.begin(), actions.create.end(),
                                         [](const Json& o) { return o.value("kind", "") == "Pod"; });
   if (creates_pods && queue.wanted) {  // the flavor only matters to pods not created yet
-    PETNAME_RETURN_IF_ERROR(queue_sync_.ApplyFlavors(queue, &job));
+    bool refused = false;
+    PETNAME_RETURN_IF_ERROR(queue_sync_.ApplyFlavors(queue, workload, &job, &refused));
+    if (refused) return Status::Ok();  // its Workload is finished: that change fails the job
     actions = Diff(job, Desired(job, plan.pods, policy_), observed);
   }
   for (const std::string& name : actions.conflicts) {

@@ -143,8 +143,10 @@ TEST(WorkloadTest, ClearReservationAsKueuesJobframework) {
 }
 
 TEST(WorkloadTest, FinishAndPodsReady) {
-  Json out = FinishWorkload(AdmittedWorkload(1), true, "all 1 ranks succeeded", kT0);
+  Json out = FinishWorkload(AdmittedWorkload(1), "FailedToStart", "conflict for nodeSelector", kT0);
   EXPECT_TRUE(WorkloadStateFromJson(out).finished);
+  EXPECT_EQ(WorkloadStateFromJson(out).finished_reason, "FailedToStart");
+  EXPECT_EQ(WorkloadStateFromJson(out).finished_message, "conflict for nodeSelector");
   out = SetWorkloadPodsReady(AdmittedWorkload(1), {true, "Started", "ready"}, kT0);
   EXPECT_EQ(WorkloadStateFromJson(out).pods_ready, true);
   EXPECT_EQ(WorkloadStateFromJson(out).pods_ready_reason, "Started");
@@ -156,47 +158,19 @@ TEST(WorkloadTest, FinishAndPodsReady) {
   EXPECT_EQ(out["status"]["conditions"][2]["lastTransitionTime"], kube::FormatTime(kT0 + 5));
 }
 
-TEST(WorkloadTest, FlavorNodeLabelsAndTolerationsReachThePods) {
-  const Json flavor = Json::parse(R"({"spec": {"nodeLabels": {"pool": "spot"},
-    "tolerations": [{"key": "spot", "operator": "Exists", "effect": "NoSchedule"}]}})");
-  Job job = QueuedJob(1, R"({"scheduling": {"nodeSelector": {"zone": "a", "pool": "x"}}})");
-  ApplyFlavor(flavor, &job.spec);
-  ApplyFlavor(flavor, &job.spec);  // idempotent
-  EXPECT_EQ(job.spec.scheduling["nodeSelector"], Json::parse(R"({"zone": "a", "pool": "spot"})"));
-  EXPECT_EQ(job.spec.scheduling["tolerations"].size(), 1u);
-  const Json pod = controller::Desired(job).pods.front();
-  EXPECT_EQ(pod["spec"]["nodeSelector"]["pool"], "spot");
-  EXPECT_EQ(pod["spec"]["tolerations"][0]["key"], "spot");
-
-  Job templated = QueuedJob(1, R"({"template": {"spec": {"nodeSelector": {"zone": "b"}}}})");
-  ApplyFlavor(flavor, &templated.spec);
-  EXPECT_EQ(templated.spec.pod_template.spec["nodeSelector"]["pool"], "spot");
-  EXPECT_FALSE(templated.spec.scheduling.contains("nodeSelector"));
-}
-
-TEST(WorkloadTest, AdmissionChecksPodSetUpdatesReachThePods) {
+TEST(WorkloadTest, AdmissionChecksPodSetUpdatesAreReadForTheRanks) {
   Json wl = AdmittedWorkload(1);
   wl["status"]["admissionChecks"] = Json::parse(R"([
     {"name": "prov", "state": "Ready", "podSetUpdates": [
-      {"name": "ranks", "labels": {"capacity": "reserved", "petname.dev/job-name": "other"},
-       "annotations": {"cluster-autoscaler.kubernetes.io/consume-provisioning-request": "pr-1"},
-       "nodeSelector": {"pool": "provisioned"},
-       "tolerations": [{"key": "prov", "operator": "Exists", "effect": "NoSchedule"}]},
+      {"name": "ranks", "labels": {"capacity": "reserved"}},
       {"name": "another-pod-set", "labels": {"ignored": "yes"}}]},
-    {"name": "other", "state": "Ready"}])");
+    {"name": "other", "state": "Ready"},
+    {"name": "third", "state": "Ready", "podSetUpdates": [
+      {"name": "ranks", "nodeSelector": {"pool": "provisioned"}}]}])");
   const WorkloadState s = WorkloadStateFromJson(wl);
-  ASSERT_EQ(s.pod_set_updates.size(), 1u);
-  Job job = QueuedJob(1, R"({"scheduling": {"nodeSelector": {"pool": "x", "zone": "a"}}})");
-  for (const Json& u : s.pod_set_updates) ApplyPodSetUpdate(u, &job.spec);
-  const Json pod = controller::Desired(job).pods.front();
-  EXPECT_EQ(pod["metadata"]["labels"]["capacity"], "reserved");
-  EXPECT_EQ(pod["metadata"]["labels"]["petname.dev/job-name"], "rex");  // the operator's wins
-  EXPECT_FALSE(pod["metadata"]["labels"].contains("ignored"));
-  EXPECT_EQ(pod["metadata"]["annotations"]["cluster-autoscaler.kubernetes.io/"
-                                           "consume-provisioning-request"],
-            "pr-1");
-  EXPECT_EQ(pod["spec"]["nodeSelector"], Json::parse(R"({"pool": "provisioned", "zone": "a"})"));
-  EXPECT_EQ(pod["spec"]["tolerations"][0]["key"], "prov");
+  ASSERT_EQ(s.pod_set_updates.size(), 2u);
+  EXPECT_EQ(s.pod_set_updates[0]["labels"]["capacity"], "reserved");
+  EXPECT_EQ(s.pod_set_updates[1]["nodeSelector"]["pool"], "provisioned");
 }
 
 TEST(WorkloadTest, ResourceInUseFinalizerFromCreationUntilRemoved) {

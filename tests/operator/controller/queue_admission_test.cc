@@ -143,6 +143,12 @@ TEST(QueueAdmissionTest, PodsStuckTerminatingHoldTheReservationOnlyForTheirGrace
   EXPECT_TRUE(HoldsQuota(RunningPods(1)[0], kT0 + 1000));
   EXPECT_EQ(NextGraceEnd(terminating, kT0 + 80), 11);
   EXPECT_EQ(NextGraceEnd(terminating, kT0 + 91), std::nullopt);
+
+  // Without an eviction waiting for them, deleted pods bring no extra look.
+  api::Job admitted = TestJob(2);
+  EXPECT_EQ(ComputeStatus(admitted, terminating, PodGroupState::kNotWanted, kT0 + 80, Admitted(2))
+                .requeue_after,
+            0);
 }
 
 TEST(QueueAdmissionTest, AnEvictionAfterEveryRankSucceededFinishesTheJob) {
@@ -157,6 +163,35 @@ TEST(QueueAdmissionTest, AnEvictionAfterEveryRankSucceededFinishesTheJob) {
   EXPECT_NE(p.pods, PodAction::kStop);  // the finished pods are not deleted
   EXPECT_EQ(p.workload, WorkloadAction::kFinish);
   EXPECT_EQ(p.status.restarts, 0);
+}
+
+TEST(QueueAdmissionTest, AWorkloadFinishedBeforeTheJobFailsIt) {
+  QueueState q = Admitted(2);
+  q.workload.finished = true;
+  q.workload.finished_reason = "FailedToStart";
+  q.workload.finished_message = "conflict for nodeSelector key zone";
+  api::Job job = TestJob(2);
+  const Plan p = ComputeStatus(job, {}, PodGroupState::kNotWanted, kT0, q);
+  EXPECT_EQ(p.status.phase, api::JobPhase::kFailed);
+  EXPECT_EQ(Cond(p.status, api::kFailed), "True/FailedToStart");
+  const api::Condition* failed = api::FindCondition(p.status.conditions, api::kFailed);
+  ASSERT_NE(failed, nullptr);
+  EXPECT_NE(failed->message.find("conflict for nodeSelector key zone"), std::string::npos);
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);  // finished already: Kueue freed its quota
+  EXPECT_NE(p.pods, PodAction::kRun);
+}
+
+TEST(QueueAdmissionTest, QueueLabelRemovedBeforeTheWorkloadKeepsTheJobWaiting) {
+  QueueState q;
+  q.wanted = q.label_removed = true;
+  q.workload.name = "wl";
+  const Plan p = ComputeStatus(TestJob(2), {}, PodGroupState::kNotWanted, kT0, q);
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);  // no Workload in no queue
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  EXPECT_EQ(p.status.phase, api::JobPhase::kSuspended);
+  EXPECT_EQ(Cond(p.status, api::kSuspended), "True/QueueLabelRemoved");
+  EXPECT_EQ(Cond(p.status, api::kQuotaReserved), "False/QueueLabelRemoved");
+  EXPECT_TRUE(QueueProblem("QueueLabelRemoved"));
 }
 
 TEST(QueueAdmissionTest, DeactivatedJobWaitsAndSaysWhy) {

@@ -23,9 +23,13 @@
 # admitted again at the new size, resuming at the same restart generation; a queue-name typo fixed
 # moves the Workload to the right queue and a new priority class reaches a running job's
 # Workload; removing the queue label leaves a pending job held by its Workload
-# (QueueLabelRemoved, no pod) and an admitted job's Workload Finished.
+# (QueueLabelRemoved, no pod) and an admitted job's Workload Finished, and a job that has no
+# Workload yet waiting (QueueLabelRemoved, no Workload, no pod).
 # An AdmissionCheck (its controller played by the test) set Ready with podSetUpdates: its labels,
-# annotations, nodeSelector and tolerations reach the rank pod.
+# annotations, nodeSelector and tolerations reach the rank pod. A job whose nodeSelector clashes
+# with the flavor's nodeLabels is not admitted (Kueue assigns no flavor; the job says why); one
+# whose admission check's podSetUpdates clash with its nodeSelector: the Workload
+# Finished/FailedToStart (its quota freed), the job Failed/FailedToStart, no pod.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -323,6 +327,14 @@ wait_until "typo's Workload Finished" 30 wl_cond_is typo Finished True/Succeeded
 wait_until "escape admitted onto typo's quota" 60 admitted escape
 wait_until "escape's pod" 30 has_pods escape 1
 
+queued_job early team-a gone 1
+wait_until "early: PriorityClassNotFound, no Workload" 30 cond_reason_is early Suspended PriorityClassNotFound
+k label pntj early kueue.x-k8s.io/queue-name- >/dev/null
+wait_until "early (label removed before its Workload): waits, QueueLabelRemoved" 30 cond_reason_is early Suspended QueueLabelRemoved
+has_workloads early 0 || fail "removing the label before the Workload made a Workload"
+has_pods early 0 || fail "removing the label before the Workload started a pod"
+has_event early QueueLabelRemoved || fail "early: no event QueueLabelRemoved"
+
 log "an admission check's podSetUpdates reach the rank pods"
 CHECK="check-$NS" CQ2="cq2-$NS"
 AT_EXIT+=("ka delete clusterqueue $CQ2 --wait=false" "ka delete admissioncheck $CHECK --wait=false")
@@ -353,6 +365,26 @@ pod=$(k get pod provisioned-rank-0 -o json)
 [[ $(jq -r '.metadata.annotations["example.com/request"]' <<<"$pod") == pr-1 ]] || fail "podSetUpdates annotation not on the pod"
 [[ $(jq -r '.spec.nodeSelector["example.com/pool"]' <<<"$pod") == provisioned ]] || fail "podSetUpdates nodeSelector not on the pod"
 [[ $(jq -r '.spec.tolerations[] | select(.key == "example.com/pool") | .operator' <<<"$pod") == Exists ]] || fail "podSetUpdates toleration not on the pod"
+
+log "an admission that clashes with the job: a flavor is not assigned, a podSetUpdate fails the job"
+run_all provisioned 1
+finish_job provisioned 1
+wait_until "provisioned's Workload Finished" 30 wl_cond_is provisioned Finished True/Succeeded
+queued_job redpool team-c low 1 "  scheduling: {nodeSelector: {petname.dev/pool: red}}"
+unassignable() { [[ $(cond redpool QuotaReserved message) == *"doesn't match node affinity"* ]]; }
+wait_until "redpool (nodeSelector pool red, flavor pool blue) waits: Kueue assigns no flavor" 60 unassignable
+has_pods redpool 0 || fail "a pod of a job whose nodeSelector no flavor matches"
+k delete pntj redpool --wait=false >/dev/null
+queued_job clash team-c low 1 "  scheduling: {nodeSelector: {example.com/pool: other}}"
+wait_until "clash's quota reserved" 60 wl_cond_is clash QuotaReserved True/QuotaReserved
+k patch workload "$(workloads_of clash | jq -r '.items[0].metadata.name')" --subresource=status --type merge -p "$(jq -cn --arg c "$CHECK" --arg t "$(now)" '{status: {admissionChecks: [{name: $c, state: "Ready", message: "provisioned", lastTransitionTime: $t,
+  podSetUpdates: [{name: "ranks", nodeSelector: {"example.com/pool": "provisioned"}}]}]}}')" >/dev/null
+wait_until "clash Failed, reason FailedToStart" 60 cond_reason_is clash Failed FailedToStart
+wl_cond_is clash Finished True/FailedToStart || fail "clash's Workload not Finished/FailedToStart: $(wl_cond clash Finished)"
+has_pods clash 0 || fail "a pod of a job whose admission check's nodeSelector clashes with its own"
+wait_until "event FailedToStart" 30 has_event clash FailedToStart
+no_reservations() { [[ $(ka get clusterqueue "$CQ2" -o jsonpath='{.status.reservingWorkloads}') == 0 ]]; }
+wait_until "$CQ2 reserves nothing: the clash freed its quota" 30 no_reservations
 
 log "an evicted job's pod stuck Terminating keeps the reservation only for its grace period"
 k delete pntj nopri --wait=false >/dev/null

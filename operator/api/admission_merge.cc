@@ -1,0 +1,130 @@
+#include "operator/api/admission_merge.h"
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <string>
+#include <utility>
+
+namespace petname::api {
+namespace {
+
+using Strings = std::map<std::string, std::string>;
+
+// What the admission sets on the rank pods (Kueue's PodSetInfo).
+struct PodSetInfo {
+  Strings labels;
+  Strings annotations;
+  Strings node_selector;
+  Json tolerations = Json::array();
+};
+
+Strings StringsOf(const Json& o) {
+  Strings out;
+  if (!o.is_object()) return out;
+  for (const auto& [key, value] : o.items()) {
+    if (value.is_string()) out[key] = value.get<std::string>();
+  }
+  return out;
+}
+
+void AddTolerations(const Json& from, Json* to) {
+  if (!from.is_array()) return;
+  for (const Json& t : from) {
+    if (std::find(to->begin(), to->end(), t) == to->end()) to->push_back(t);
+  }
+}
+
+// Adds `from` to *into; a key *into has with another value is a conflict (`whose`: who has it).
+Status MergeStrings(const char* field, const Strings& from, const std::string& whose,
+                    Strings* into) {
+  for (const auto& [key, value] : from) {
+    const auto it = into->find(key);
+    if (it != into->end() && it->second != value) {
+      return Status::FailedPrecondition("conflict for " + std::string(field) + " key " + key +
+                                        ": " + whose + " has \"" + it->second +
+                                        "\", the admission \"" + value + "\"");
+    }
+  }
+  for (const auto& [key, value] : from) into->emplace(key, value);
+  return Status::Ok();
+}
+
+Status MergeInfo(const PodSetInfo& from, const std::string& whose, PodSetInfo* into) {
+  PETNAME_RETURN_IF_ERROR(MergeStrings("labels", from.labels, whose, &into->labels));
+  PETNAME_RETURN_IF_ERROR(MergeStrings("annotations", from.annotations, whose, &into->annotations));
+  PETNAME_RETURN_IF_ERROR(
+      MergeStrings("nodeSelector", from.node_selector, whose, &into->node_selector));
+  AddTolerations(from.tolerations, &into->tolerations);
+  return Status::Ok();
+}
+
+// The job's nodeSelector where SchedulingField finds it (null when it sets none).
+Json NodeSelector(const JobSpec& spec) {
+  const Json& tmpl = spec.pod_template.spec;
+  if (tmpl.is_object() && tmpl.contains("nodeSelector")) return tmpl["nodeSelector"];
+  return spec.scheduling.is_object() ? spec.scheduling.value("nodeSelector", Json()) : Json();
+}
+
+// The job's field `key` of the rank pods' spec: spec.template.spec's when the job sets it there,
+// else spec.scheduling's.
+Json& SchedulingField(JobSpec* spec, const char* key) {
+  Json& tmpl = spec->pod_template.spec;
+  if (tmpl.is_object() && tmpl.contains(key)) return tmpl[key];
+  if (!spec->scheduling.is_object()) spec->scheduling = Json::object();
+  return spec->scheduling[key];
+}
+
+}  // namespace
+
+Status MergeAdmission(const std::vector<Json>& flavors, const Json& pod_set_updates,
+                      JobSpec* spec) {
+  PodSetInfo admission;
+  for (const Json& flavor : flavors) {
+    const Json fspec = flavor.value("spec", Json::object());
+    for (const auto& [key, value] : StringsOf(fspec.value("nodeLabels", Json::object()))) {
+      admission.node_selector.emplace(key, value);  // the first flavor wins
+    }
+    AddTolerations(fspec.value("tolerations", Json::array()), &admission.tolerations);
+  }
+  for (const Json& update : pod_set_updates) {
+    PodSetInfo info{StringsOf(update.value("labels", Json::object())),
+                    StringsOf(update.value("annotations", Json::object())),
+                    StringsOf(update.value("nodeSelector", Json::object())),
+                    update.value("tolerations", Json::array())};
+    PETNAME_RETURN_IF_ERROR(MergeInfo(info, "another admission check or the flavor", &admission));
+  }
+  for (auto it = admission.labels.begin(); it != admission.labels.end();) {
+    it = ReservedPodKey(it->first) ? admission.labels.erase(it) : std::next(it);
+  }
+  for (auto it = admission.annotations.begin(); it != admission.annotations.end();) {
+    it = ReservedPodKey(it->first) ? admission.annotations.erase(it) : std::next(it);
+  }
+
+  // Labels and annotations reach the rank pods from spec.labels and from the template.
+  JobSpec out = *spec;
+  PodSetInfo job{out.labels, out.annotations, StringsOf(NodeSelector(out)), Json::array()};
+  job.labels.insert(out.pod_template.labels.begin(), out.pod_template.labels.end());
+  job.annotations.insert(out.pod_template.annotations.begin(), out.pod_template.annotations.end());
+  PETNAME_RETURN_IF_ERROR(MergeInfo(admission, "the job", &job));
+  for (const auto& [key, value] : admission.labels) {
+    if (out.labels.count(key) == 0) out.pod_template.labels.emplace(key, value);
+  }
+  for (const auto& [key, value] : admission.annotations) {
+    if (out.annotations.count(key) == 0) out.pod_template.annotations.emplace(key, value);
+  }
+  if (!admission.node_selector.empty()) {
+    Json& selector = SchedulingField(&out, "nodeSelector");
+    if (!selector.is_object()) selector = Json::object();
+    for (const auto& [key, value] : admission.node_selector) selector[key] = value;
+  }
+  if (!admission.tolerations.empty()) {
+    Json& list = SchedulingField(&out, "tolerations");
+    if (!list.is_array()) list = Json::array();
+    AddTolerations(admission.tolerations, &list);
+  }
+  *spec = std::move(out);
+  return Status::Ok();
+}
+
+}  // namespace petname::api
