@@ -20,12 +20,18 @@
 #  - kq-queued is admitted then and runs; after its first checkpoint its replicas are edited from 2
 #    to 1: it stops, its Workload is replaced by one of 1 pod, it is admitted again and its one rank
 #    resumes from the checkpoint (restarts 0);
-#  - deleting kq-queued (running) and kq-wait (finished) leaves no Workload and no pod.
+#  - deleting kq-queued (running) and kq-wait (finished) leaves no Workload and no pod;
+#  - kq-checked (1 replica) is created with a queue-name typo (q-typo: no such LocalQueue) and
+#    waits with no pod; relabelled to q-c (a second ClusterQueue with an AdmissionCheck whose
+#    controller the test plays) its Workload moves there and reserves quota, still no pod; the
+#    check set Ready with podSetUpdates (a label, and a nodeSelector naming the node): the rank
+#    pod carries both, runs on the node and the job Succeeds.
 # Timings for docs/benchmarks.md: admission to all ranks running, and eviction to no rank pod.
 
 # shellcheck source-path=SCRIPTDIR source=../support/kueue.sh
 source "$ROOT/tests/support/kueue.sh"
 KQ_WPC_LOW=e2e-low KQ_WPC_HIGH=e2e-high KQ_CQ=e2e-cq KQ_RF=e2e-flavor
+KQ_CQ_CHECKED=e2e-cq-checked KQ_CHECK=e2e-check
 KQ_PODS_READY_TIMEOUT=30
 
 # kq_claim NAME: NAME's claim, bound. Claims are bound before their jobs exist, as on a cluster
@@ -89,9 +95,10 @@ kq_wait_time() {
 }
 
 kq_cleanup() {
-  kn delete pntj kq-low kq-high kq-wait kq-queued --ignore-not-found --wait=false >/dev/null 2>&1 || true
-  kn delete localqueue q-a q-b --ignore-not-found >/dev/null 2>&1 || true
-  k delete clusterqueue "$KQ_CQ" --ignore-not-found --wait=false >/dev/null 2>&1 || true
+  kn delete pntj kq-low kq-high kq-wait kq-queued kq-checked --ignore-not-found --wait=false >/dev/null 2>&1 || true
+  kn delete localqueue q-a q-b q-c --ignore-not-found >/dev/null 2>&1 || true
+  k delete clusterqueue "$KQ_CQ" "$KQ_CQ_CHECKED" --ignore-not-found --wait=false >/dev/null 2>&1 || true
+  k delete admissioncheck "$KQ_CHECK" --ignore-not-found --wait=false >/dev/null 2>&1 || true
   k delete resourceflavor "$KQ_RF" --ignore-not-found --wait=false >/dev/null 2>&1 || true
   k delete workloadpriorityclass "$KQ_WPC_LOW" "$KQ_WPC_HIGH" --ignore-not-found >/dev/null 2>&1 || true
   "$HELM" --kubeconfig "$CLUSTER/kubeconfig" upgrade petname "$ROOT/charts/petname-operator" -n "$OP_NS" \
@@ -213,6 +220,7 @@ YAML
   check "deleting running kq-queued leaves no pod" eventually 120 kq_no_pods kq-queued
   check "deleting finished kq-wait leaves no Workload" eventually 60 kq_no_workload kq-wait
   check "deleting finished kq-wait leaves no pod" eventually 120 kq_no_pods kq-wait
+  kq_checked || return 1
   printf 'kueue admission_to_running_s %s readmission_to_running_s %s eviction_to_no_pod_s %s\n' \
     "$admit_run" "$readmit_run" "$gone" >>"$WORK/kueue-timings.txt"
 }
@@ -281,4 +289,50 @@ kq_resize() {
   resumed_on_one() { kn logs "$1-rank-0" 2>/dev/null | grep -q 'resuming from'; }
   check "$job's rank 0 resumed from its checkpoint on the new world size" eventually 120 resumed_on_one "$job"
   check "$job's resize is not a restart (status.restarts 0)" test "$(job_field "$job" '{.status.restarts}')" = 0
+}
+
+kq_workload_of() { kn get workloads -l "petname.dev/job-name=$1" -o json | jq -r ".items[0]$2 // empty"; }
+# kq_checked: relabelling a job's queue takes effect, and an admission check's podSetUpdates reach
+# the rank pod on the node
+kq_checked() {
+  local node stamp
+  node=$(k get nodes -o jsonpath='{.items[0].metadata.name}')
+  k apply -f - >/dev/null <<YAML || { not_ok "AdmissionCheck, ClusterQueue $KQ_CQ_CHECKED, LocalQueue q-c applied"; return 1; }
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: AdmissionCheck
+metadata: {name: $KQ_CHECK}
+spec: {controllerName: petname.dev/e2e-provisioner}
+---
+$(kueue_cluster_queue "$KQ_CQ_CHECKED" "$KQ_RF" 1)
+  admissionChecksStrategy: {admissionChecks: [{name: $KQ_CHECK}]}
+---
+$(kueue_local_queue "$NS" q-c "$KQ_CQ_CHECKED")
+YAML
+  stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  k patch admissioncheck "$KQ_CHECK" --subresource=status --type merge -p \
+    "{\"status\":{\"conditions\":[{\"type\":\"Active\",\"status\":\"True\",\"reason\":\"Active\",\"message\":\"e2e\",\"lastTransitionTime\":\"$stamp\"}]}}" >/dev/null
+  kq_job kq-checked q-typo "$KQ_WPC_LOW" 1 1
+  step "kq-checked (queue q-typo: no such LocalQueue) waits" 60 kq_waiting kq-checked WaitingForAdmission || return 1
+  check "kq-checked has no pod while its queue does not exist" kq_no_pods kq-checked
+  kn label pntj kq-checked kueue.x-k8s.io/queue-name=q-c --overwrite >/dev/null
+  moved() {
+    [[ $(kq_workload_of kq-checked .spec.queueName) == q-c &&
+      $(kq_workload_of kq-checked '.status.admissionChecks[0].state') == Pending ]]
+  }
+  step "kq-checked relabelled to q-c: its Workload moved there, quota reserved, the check Pending" 60 moved || return 1
+  check "kq-checked has no pod before its admission check is Ready" kq_no_pods kq-checked
+  stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  kn patch workload "$(kq_workload_of kq-checked .metadata.name)" --subresource=status --type merge -p \
+    "$(jq -cn --arg c "$KQ_CHECK" --arg t "$stamp" --arg node "$node" '{status: {admissionChecks: [{name: $c,
+      state: "Ready", message: "provisioned", lastTransitionTime: $t, podSetUpdates: [{name: "ranks",
+      labels: {"e2e.petname.test/provisioned": "true"}, nodeSelector: {"kubernetes.io/hostname": $node}}]}]}}')" >/dev/null
+  provisioned_pod() {
+    kn get pod kq-checked-rank-0 -o json | jq -e --arg node "$node" '
+      .metadata.labels["e2e.petname.test/provisioned"] == "true" and
+      .spec.nodeSelector["kubernetes.io/hostname"] == $node and .spec.nodeName == $node'
+  }
+  step "kq-checked's rank pod carries the check's label and nodeSelector, on node $node" 120 provisioned_pod || return 1
+  step "kq-checked Succeeded" 300 phase_is kq-checked Succeeded || { save_logs kq-checked; return 1; }
+  kn delete pntj kq-checked --wait=false >/dev/null
+  check "deleting kq-checked leaves no Workload" eventually 60 kq_no_workload kq-checked
 }
