@@ -20,7 +20,10 @@
 #  - kq-queued is admitted then and runs; after its first checkpoint its replicas are edited from 2
 #    to 1: it stops, its Workload is replaced by one of 1 pod, it is admitted again and its one rank
 #    resumes from the checkpoint (restarts 0);
-#  - deleting kq-queued (running) and kq-wait (finished) leaves no Workload and no pod;
+#  - kq-next (2 replicas) waits for the quota; kq-queued's Workload deleted by hand: kq-queued
+#    stops, its Workload stays Terminating and kq-next is not admitted while a pod kq-queued had
+#    is left; deleting kq-queued (with its new Workload) then lets kq-next run;
+#  - deleting kq-queued, kq-next (running) and kq-wait (finished) leaves no Workload and no pod;
 #  - kq-checked (1 replica) is created with a queue-name typo (q-typo: no such LocalQueue) and
 #    waits with no pod; relabelled to q-c (a second ClusterQueue with an AdmissionCheck whose
 #    controller the test plays) its Workload moves there and reserves quota, still no pod; the
@@ -95,7 +98,7 @@ kq_wait_time() {
 }
 
 kq_cleanup() {
-  kn delete pntj kq-low kq-high kq-wait kq-queued kq-checked --ignore-not-found --wait=false >/dev/null 2>&1 || true
+  kn delete pntj kq-low kq-high kq-wait kq-queued kq-next kq-checked --ignore-not-found --wait=false >/dev/null 2>&1 || true
   kn delete localqueue q-a q-b q-c --ignore-not-found >/dev/null 2>&1 || true
   k delete clusterqueue "$KQ_CQ" "$KQ_CQ_CHECKED" --ignore-not-found --wait=false >/dev/null 2>&1 || true
   k delete admissioncheck "$KQ_CHECK" --ignore-not-found --wait=false >/dev/null 2>&1 || true
@@ -149,10 +152,12 @@ $(kueue_local_queue "$NS" q-b "$KQ_CQ")
 YAML
   ok "ResourceFlavor, ClusterQueue (1 CPU), LocalQueues q-a and q-b, WorkloadPriorityClasses"
 
-  # kq-high preempts kq-low after kq-low's first checkpoint: its claim is bound beforehand, and
-  # kq-low trains twice the usual epochs, so that the preemption lands mid-training.
+  # kq-high preempts kq-low after kq-low's first checkpoint: its claim is bound beforehand (and
+  # kq-next's, which comes while kq-queued trains), and kq-low trains twice the usual epochs, so
+  # that the preemption lands mid-training.
   local low_epochs=$((2 * EPOCHS))
   kq_claim kq-high
+  kq_claim kq-next
   kq_job kq-low q-a "$KQ_WPC_LOW" 2 "$low_epochs"
   local admit_run
   step "kq-low admitted" 60 kq_admitted kq-low || return 1
@@ -215,9 +220,16 @@ YAML
   kq_recovery kq-wait || return 1
   step "kq-queued admitted once kq-wait finished, and running" 180 phase_is kq-queued Running || return 1
   kq_resize kq-queued || return 1
-  kn delete pntj kq-queued kq-wait --wait=false >/dev/null
-  check "deleting running kq-queued leaves no Workload" eventually 60 kq_no_workload kq-queued
-  check "deleting running kq-queued leaves no pod" eventually 120 kq_no_pods kq-queued
+  kq_job kq-next q-b "$KQ_WPC_LOW" 2 "$low_epochs"
+  step "kq-next (2 x 500m) waits while kq-queued holds 500m of the 1 CPU" 60 kq_waiting kq-next WaitingForAdmission || return 1
+  kq_workload_deleted kq-queued kq-next || return 1
+  kn delete pntj kq-queued --wait=false >/dev/null
+  check "deleting kq-queued (its new Workload queued or admitted) leaves no Workload" eventually 60 kq_no_workload kq-queued
+  check "deleting kq-queued leaves no pod" eventually 120 kq_no_pods kq-queued
+  step "kq-next admitted and running" 180 phase_is kq-next Running || return 1
+  kn delete pntj kq-next kq-wait --wait=false >/dev/null
+  check "deleting running kq-next leaves no Workload" eventually 60 kq_no_workload kq-next
+  check "deleting running kq-next leaves no pod" eventually 120 kq_no_pods kq-next
   check "deleting finished kq-wait leaves no Workload" eventually 60 kq_no_workload kq-wait
   check "deleting finished kq-wait leaves no pod" eventually 120 kq_no_pods kq-wait
   kq_checked || return 1
@@ -267,6 +279,40 @@ kq_recovery() {
   check "$job was never evicted (no Evicted True on its Workload; Suspended False, reason Admitted)" \
     kq_not_evicted "$job"
   check_resumed_after_restart "$job" "$at"
+}
+
+# kq_workload_deleted JOB NEXT: JOB (running) has its Workload deleted by hand while NEXT waits for
+# the quota JOB holds: the Workload stays (Kueue's finalizer) and NEXT is not admitted while a pod
+# JOB had then is left. (JOB then gets a new Workload; it or NEXT is admitted next.)
+kq_workload_deleted() {
+  local job=$1 next=$2 wl pods early=0 vanished=0 looks=0 admitted missing deadline=$((SECONDS + 120))
+  wl=$(kq_workload_of "$job" .metadata.name)
+  pods=$(kn get pods -l "petname.dev/job-name=$job" -o jsonpath='{.items[*].metadata.uid}')
+  old_pod_left() {
+    kn get pods -l "petname.dev/job-name=$job" -o jsonpath='{.items[*].metadata.uid}' |
+      tr ' ' '\n' | grep -qxF -f <(tr ' ' '\n' <<<"$pods")
+  }
+  kn delete workload "$wl" --wait=false >/dev/null
+  step "$job's Workload deleted by hand: $job stops (WorkloadDeleted)" 60 kq_waiting "$job" WorkloadDeleted || return 1
+  while :; do  # NEXT's admission and the Workload read first: seen while an old pod was left
+    admitted=0 missing=0
+    kq_admitted "$next" && admitted=1
+    kn get workload "$wl" >/dev/null 2>&1 || missing=1
+    old_pod_left || break
+    looks=$((looks + 1))
+    ((admitted)) && early=1
+    ((missing)) && vanished=1
+    if ((SECONDS >= deadline)); then
+      kn get pods,workloads -o wide >>"$CHECKS_LOG" 2>&1
+      not_ok "$job's pods gone"
+      return 1
+    fi
+    sleep 0.2
+  done
+  check "$job's pods of the deleted Workload's admission are gone, after $looks looks that found one left" \
+    test "$looks" -gt 0
+  check "$next was not admitted while one of them was left" test "$early" = 0
+  check "$job's deleted Workload stayed (Terminating) while one of them was left" test "$vanished" = 0
 }
 
 kq_workload_uid() { kn get workloads -l "petname.dev/job-name=$1" -o jsonpath='{.items[0].metadata.uid}'; }
