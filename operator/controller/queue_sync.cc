@@ -80,7 +80,7 @@ Status QueueSync::Observe(const api::Job& job, QueueState* queue, Json* wl) cons
   }
   if (!labelled) {  // the reconciler looks at such a job only when it was in a queue
     queue->wanted = queue->label_removed = true;
-    if (queue->workload.exists) WarnLabelRemoved(job, *wl);
+    WarnLabelRemoved(job, queue->workload.exists ? wl : nullptr);
   }
   if (!queue->wanted || !queue->name_taken_by.empty()) return Status::Ok();
   if (!queue->workload.exists) return ReadPriorityClass(job, queue);
@@ -141,19 +141,24 @@ Json QueueSync::Wanted(const api::Job& job, const QueueState& queue, const Json&
   return wanted;
 }
 
-void QueueSync::WarnLabelRemoved(const api::Job& job, const Json& wl) const {
+void QueueSync::WarnLabelRemoved(const api::Job& job, const Json* wl) const {
   {
     std::lock_guard<std::mutex> lock(mu_);
     std::string& warned = label_removed_warned_[kube::Key(job.ns, job.name)];
     if (warned == job.uid) return;
     warned = job.uid;
   }
-  events_->Record(job.object, "Warning", "QueueLabelRemoved",
-                  std::string("label ") + api::kQueueNameLabel +
-                      " was removed, but the job has Workload " + kube::Name(wl) + " in queue " +
-                      wl.value("/spec/queueName"_json_pointer, std::string()) +
-                      ": Kueue keeps governing the job by it (no rank pod runs unless it is "
-                      "admitted); delete the job to take it out of Kueue");
+  const std::string removed = std::string("label ") + api::kQueueNameLabel + " was removed";
+  events_->Record(
+      job.object, "Warning", "QueueLabelRemoved",
+      wl == nullptr ? removed +
+                          " before the job had a Workload: it waits with no rank pod (none runs "
+                          "without an admission); put the label back, or delete the job and create "
+                          "it without the label"
+                    : removed + ", but the job has Workload " + kube::Name(*wl) + " in queue " +
+                          wl->value("/spec/queueName"_json_pointer, std::string()) +
+                          ": Kueue keeps governing the job by it (no rank pod runs unless it is "
+                          "admitted); delete the job to take it out of Kueue");
 }
 
 Status QueueSync::ApplyFlavors(const QueueState& queue, const Json& wl, api::Job* job,

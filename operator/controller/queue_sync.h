@@ -67,9 +67,9 @@ class QueueSync {
   // (null when none), whose queue it keeps when the queue-name label was removed.
   nlohmann::json Wanted(const api::Job& job, const QueueState& queue,
                         const nlohmann::json& wl) const;
-  // Once per job (while the operator runs): a Warning event QueueLabelRemoved, for a job whose
-  // Workload keeps governing it.
-  void WarnLabelRemoved(const api::Job& job, const nlohmann::json& wl) const;
+  // Once per job (while the operator runs): a Warning event QueueLabelRemoved saying that the
+  // job's Workload `wl` keeps governing it, or (null) that it waits without one.
+  void WarnLabelRemoved(const api::Job& job, const nlohmann::json* wl) const;
   Status CreateWorkload(const api::Job& job, const QueueState& queue) const;
   // kUpdate: a PUT of the Workload with the job's pod set, queue and priority (409 if stale).
   Status UpdateWorkload(const api::Job& job, const QueueState& queue,

@@ -45,12 +45,16 @@
 #      by gzip ConfigMap and by claim, the examples the node can run to Succeeded (the GPU ones
 #      as a server-side dry run), names and the model copied off the cluster, uninstall. Runs
 #      last: it replaces scenario 1's release and its uninstall removes the CRDs.
-#  12. Kueue (tests/e2e/kueue_scenario.sh, run before 11): Kueue v0.17 next to the API server, the
-#      chart with kueue.enabled; a job waits for quota with no pod; a higher-priority job preempts a
-#      training one, which checkpoints at the step it stopped, waits, is admitted again, resumes
-#      from that step and Succeeds with every step trained once and no restart counted; partial
-#      admission runs a 4-replica job with minReplicas 2 at 2; deleting a queued or a running job
-#      leaves no Workload and no pod. Its timings go to WORK/kueue-timings.txt and the report.
+#  12. Kueue (tests/e2e/kueue_scenario.sh and kueue_edits.sh, run before 11): Kueue v0.17 next to
+#      the API server with waitForPodsReady, the chart with kueue.enabled; a job waits for quota
+#      with no pod; a higher-priority job preempts a training one, which checkpoints at the step it
+#      stopped, waits, is admitted again, resumes from that step and Succeeds with every step
+#      trained once and no restart counted; partial admission runs a 4-replica job with
+#      minReplicas 2 at 2; a rank killed past the pods-ready timeout is a recovery, not an
+#      eviction; edits (replicas, a Workload deleted by hand, a priority class and a queue
+#      relabelled, a suspended job preempted) and an AdmissionCheck's podSetUpdates; deleting
+#      queued, running and finished jobs leaves no Workload and no pod. Its timings go to
+#      WORK/kueue-timings.txt and the report.
 #  13. GPU pods on CPU ranks (tests/e2e/pods_scenario.sh): a job of 2 pods x 2 processes with
 #      resources.sharedMemory 256Mi and a template "trainer" entry (envFrom a ConfigMap, env
 #      valueFrom the node name, the ConfigMap mounted at /etc/nccl): a local rank sees a /dev/shm

@@ -24,6 +24,10 @@
 #    stops, its Workload stays Terminating and kq-next is not admitted while a pod kq-queued had
 #    is left; deleting kq-queued (with its new Workload) then lets kq-next run;
 #  - deleting kq-queued, kq-next (running) and kq-wait (finished) leaves no Workload and no pod;
+#  - kq-sus (2 replicas) runs, then is suspended (spec.runPolicy.suspend): no pod, and it keeps
+#    the whole quota; kq-top (1 replica, same priority) waits until it is relabelled to the high priority
+#    class: its Workload takes the priority, Kueue preempts kq-sus, whose reservation is released
+#    within seconds (it has no pod), and kq-top runs on the node and Succeeds;
 #  - kq-checked (1 replica) is created with a queue-name typo (q-typo: no such LocalQueue) and
 #    waits with no pod; relabelled to q-c (a second ClusterQueue with an AdmissionCheck whose
 #    controller the test plays) its Workload moves there and reserves quota, still no pod; the
@@ -33,6 +37,8 @@
 
 # shellcheck source-path=SCRIPTDIR source=../support/kueue.sh
 source "$ROOT/tests/support/kueue.sh"
+# shellcheck source-path=SCRIPTDIR source=kueue_edits.sh
+source "$ROOT/tests/e2e/kueue_edits.sh"
 KQ_WPC_LOW=e2e-low KQ_WPC_HIGH=e2e-high KQ_CQ=e2e-cq KQ_RF=e2e-flavor
 KQ_CQ_CHECKED=e2e-cq-checked KQ_CHECK=e2e-check
 KQ_PODS_READY_TIMEOUT=30
@@ -98,7 +104,7 @@ kq_wait_time() {
 }
 
 kq_cleanup() {
-  kn delete pntj kq-low kq-high kq-wait kq-queued kq-next kq-checked --ignore-not-found --wait=false >/dev/null 2>&1 || true
+  kn delete pntj kq-low kq-high kq-wait kq-queued kq-next kq-sus kq-top kq-checked --ignore-not-found --wait=false >/dev/null 2>&1 || true
   kn delete localqueue q-a q-b q-c --ignore-not-found >/dev/null 2>&1 || true
   k delete clusterqueue "$KQ_CQ" "$KQ_CQ_CHECKED" --ignore-not-found --wait=false >/dev/null 2>&1 || true
   k delete admissioncheck "$KQ_CHECK" --ignore-not-found --wait=false >/dev/null 2>&1 || true
@@ -232,6 +238,7 @@ YAML
   check "deleting running kq-next leaves no pod" eventually 120 kq_no_pods kq-next
   check "deleting finished kq-wait leaves no Workload" eventually 60 kq_no_workload kq-wait
   check "deleting finished kq-wait leaves no pod" eventually 120 kq_no_pods kq-wait
+  kq_suspended_preempted || return 1
   kq_checked || return 1
   printf 'kueue admission_to_running_s %s readmission_to_running_s %s eviction_to_no_pod_s %s\n' \
     "$admit_run" "$readmit_run" "$gone" >>"$WORK/kueue-timings.txt"
@@ -279,106 +286,4 @@ kq_recovery() {
   check "$job was never evicted (no Evicted True on its Workload; Suspended False, reason Admitted)" \
     kq_not_evicted "$job"
   check_resumed_after_restart "$job" "$at"
-}
-
-# kq_workload_deleted JOB NEXT: JOB (running) has its Workload deleted by hand while NEXT waits for
-# the quota JOB holds: the Workload stays (Kueue's finalizer) and NEXT is not admitted while a pod
-# JOB had then is left. (JOB then gets a new Workload; it or NEXT is admitted next.)
-kq_workload_deleted() {
-  local job=$1 next=$2 wl pods early=0 vanished=0 looks=0 admitted missing deadline=$((SECONDS + 120))
-  wl=$(kq_workload_of "$job" .metadata.name)
-  pods=$(kn get pods -l "petname.dev/job-name=$job" -o jsonpath='{.items[*].metadata.uid}')
-  old_pod_left() {
-    kn get pods -l "petname.dev/job-name=$job" -o jsonpath='{.items[*].metadata.uid}' |
-      tr ' ' '\n' | grep -qxF -f <(tr ' ' '\n' <<<"$pods")
-  }
-  kn delete workload "$wl" --wait=false >/dev/null
-  step "$job's Workload deleted by hand: $job stops (WorkloadDeleted)" 60 kq_waiting "$job" WorkloadDeleted || return 1
-  while :; do  # NEXT's admission and the Workload read first: seen while an old pod was left
-    admitted=0 missing=0
-    kq_admitted "$next" && admitted=1
-    kn get workload "$wl" >/dev/null 2>&1 || missing=1
-    old_pod_left || break
-    looks=$((looks + 1))
-    ((admitted)) && early=1
-    ((missing)) && vanished=1
-    if ((SECONDS >= deadline)); then
-      kn get pods,workloads -o wide >>"$CHECKS_LOG" 2>&1
-      not_ok "$job's pods gone"
-      return 1
-    fi
-    sleep 0.2
-  done
-  check "$job's pods of the deleted Workload's admission are gone, after $looks looks that found one left" \
-    test "$looks" -gt 0
-  check "$next was not admitted while one of them was left" test "$early" = 0
-  check "$job's deleted Workload stayed (Terminating) while one of them was left" test "$vanished" = 0
-}
-
-kq_workload_uid() { kn get workloads -l "petname.dev/job-name=$1" -o jsonpath='{.items[0].metadata.uid}'; }
-# kq_resize JOB: JOB (2 ranks, running) edited to 1 replica after its first checkpoint: Kueue's
-# quota was reserved for 2, so its Workload is replaced; it is admitted again and resumes on 1 rank
-kq_resize() {
-  local job=$1 old
-  step "$job's first checkpoint written" 240 checkpointed "$job" || return 1
-  old=$(kq_workload_uid "$job")
-  kn patch pntj "$job" --type merge -p '{"spec":{"replicas":1}}' >/dev/null
-  replaced() {
-    local uid
-    uid=$(kq_workload_uid "$1")
-    [[ -n $uid && $uid != "$old" ]] &&
-      [[ $(kn get workloads -l "petname.dev/job-name=$1" -o jsonpath='{.items[0].spec.podSets[0].count}') == 1 ]]
-  }
-  step "$job edited to 1 replica: its Workload replaced by one of 1 pod" 120 replaced "$job" || return 1
-  one_rank() { phase_is "$1" Running && (($(kq_pods "$1") == 1)) && [[ $(job_field "$1" '{.status.ranks}') == 1 ]]; }
-  step "$job admitted again and running on 1 rank" 180 one_rank "$job" || return 1
-  resumed_on_one() { kn logs "$1-rank-0" 2>/dev/null | grep -q 'resuming from'; }
-  check "$job's rank 0 resumed from its checkpoint on the new world size" eventually 120 resumed_on_one "$job"
-  check "$job's resize is not a restart (status.restarts 0)" test "$(job_field "$job" '{.status.restarts}')" = 0
-}
-
-kq_workload_of() { kn get workloads -l "petname.dev/job-name=$1" -o json | jq -r ".items[0]$2 // empty"; }
-# kq_checked: relabelling a job's queue takes effect, and an admission check's podSetUpdates reach
-# the rank pod on the node
-kq_checked() {
-  local node stamp
-  node=$(k get nodes -o jsonpath='{.items[0].metadata.name}')
-  k apply -f - >/dev/null <<YAML || { not_ok "AdmissionCheck, ClusterQueue $KQ_CQ_CHECKED, LocalQueue q-c applied"; return 1; }
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: AdmissionCheck
-metadata: {name: $KQ_CHECK}
-spec: {controllerName: petname.dev/e2e-provisioner}
----
-$(kueue_cluster_queue "$KQ_CQ_CHECKED" "$KQ_RF" 1)
-  admissionChecksStrategy: {admissionChecks: [{name: $KQ_CHECK}]}
----
-$(kueue_local_queue "$NS" q-c "$KQ_CQ_CHECKED")
-YAML
-  stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  k patch admissioncheck "$KQ_CHECK" --subresource=status --type merge -p \
-    "{\"status\":{\"conditions\":[{\"type\":\"Active\",\"status\":\"True\",\"reason\":\"Active\",\"message\":\"e2e\",\"lastTransitionTime\":\"$stamp\"}]}}" >/dev/null
-  kq_job kq-checked q-typo "$KQ_WPC_LOW" 1 1
-  step "kq-checked (queue q-typo: no such LocalQueue) waits" 60 kq_waiting kq-checked WaitingForAdmission || return 1
-  check "kq-checked has no pod while its queue does not exist" kq_no_pods kq-checked
-  kn label pntj kq-checked kueue.x-k8s.io/queue-name=q-c --overwrite >/dev/null
-  moved() {
-    [[ $(kq_workload_of kq-checked .spec.queueName) == q-c &&
-      $(kq_workload_of kq-checked '.status.admissionChecks[0].state') == Pending ]]
-  }
-  step "kq-checked relabelled to q-c: its Workload moved there, quota reserved, the check Pending" 60 moved || return 1
-  check "kq-checked has no pod before its admission check is Ready" kq_no_pods kq-checked
-  stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  kn patch workload "$(kq_workload_of kq-checked .metadata.name)" --subresource=status --type merge -p \
-    "$(jq -cn --arg c "$KQ_CHECK" --arg t "$stamp" --arg node "$node" '{status: {admissionChecks: [{name: $c,
-      state: "Ready", message: "provisioned", lastTransitionTime: $t, podSetUpdates: [{name: "ranks",
-      labels: {"e2e.petname.test/provisioned": "true"}, nodeSelector: {"kubernetes.io/hostname": $node}}]}]}}')" >/dev/null
-  provisioned_pod() {
-    kn get pod kq-checked-rank-0 -o json | jq -e --arg node "$node" '
-      .metadata.labels["e2e.petname.test/provisioned"] == "true" and
-      .spec.nodeSelector["kubernetes.io/hostname"] == $node and .spec.nodeName == $node'
-  }
-  step "kq-checked's rank pod carries the check's label and nodeSelector, on node $node" 120 provisioned_pod || return 1
-  step "kq-checked Succeeded" 300 phase_is kq-checked Succeeded || { save_logs kq-checked; return 1; }
-  kn delete pntj kq-checked --wait=false >/dev/null
-  check "deleting kq-checked leaves no Workload" eventually 60 kq_no_workload kq-checked
 }

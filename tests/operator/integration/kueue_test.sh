@@ -333,7 +333,7 @@ k label pntj early kueue.x-k8s.io/queue-name- >/dev/null
 wait_until "early (label removed before its Workload): waits, QueueLabelRemoved" 30 cond_reason_is early Suspended QueueLabelRemoved
 has_workloads early 0 || fail "removing the label before the Workload made a Workload"
 has_pods early 0 || fail "removing the label before the Workload started a pod"
-has_event early QueueLabelRemoved || fail "early: no event QueueLabelRemoved"
+wait_until "early: event QueueLabelRemoved" 30 has_event early QueueLabelRemoved
 
 log "an admission check's podSetUpdates reach the rank pods"
 CHECK="check-$NS" CQ2="cq2-$NS"
