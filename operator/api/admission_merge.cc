@@ -59,6 +59,13 @@ Status MergeInfo(const PodSetInfo& from, const std::string& whose, PodSetInfo* i
   return Status::Ok();
 }
 
+// Removes the keys the operator reserves on rank pods (ReservedPodKey).
+void DropReservedKeys(Strings* keys) {
+  for (auto it = keys->begin(); it != keys->end();) {
+    it = ReservedPodKey(it->first) ? keys->erase(it) : std::next(it);
+  }
+}
+
 // The job's nodeSelector where SchedulingField finds it (null when it sets none).
 Json NodeSelector(const JobSpec& spec) {
   const Json& tmpl = spec.pod_template.spec;
@@ -94,12 +101,8 @@ Status MergeAdmission(const std::vector<Json>& flavors, const Json& pod_set_upda
                     update.value("tolerations", Json::array())};
     PETNAME_RETURN_IF_ERROR(MergeInfo(info, "another admission check or the flavor", &admission));
   }
-  for (auto it = admission.labels.begin(); it != admission.labels.end();) {
-    it = ReservedPodKey(it->first) ? admission.labels.erase(it) : std::next(it);
-  }
-  for (auto it = admission.annotations.begin(); it != admission.annotations.end();) {
-    it = ReservedPodKey(it->first) ? admission.annotations.erase(it) : std::next(it);
-  }
+  DropReservedKeys(&admission.labels);
+  DropReservedKeys(&admission.annotations);
 
   // Labels and annotations reach the rank pods from spec.labels and from the template.
   JobSpec out = *spec;
