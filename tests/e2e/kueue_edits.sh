@@ -5,26 +5,36 @@
 # AdmissionCheck whose podSetUpdates reach its pod.
 
 # kq_workload_deleted JOB NEXT: JOB (running) has its Workload deleted by hand while NEXT waits for
-# the quota JOB holds: the Workload stays (Kueue's finalizer) and NEXT is not admitted while a pod
-# JOB had then is left. (JOB then gets a new Workload; it or NEXT is admitted next.)
+# the quota JOB holds: while a pod JOB had then still holds node resources (neither Succeeded nor
+# Failed: the operator's condition for removing Kueue's finalizer, workload_finalizer.h) the
+# Workload stays (Terminating) and NEXT is not admitted. (JOB then gets a new Workload; it or NEXT
+# is admitted next.)
 kq_workload_deleted() {
-  local job=$1 next=$2 wl pods early=0 vanished=0 looks=0 admitted missing deadline=$((SECONDS + 120))
+  local job=$1 next=$2 wl pods left early=0 vanished=0 looks=0 held=0 admitted missing
+  local deadline=$((SECONDS + 120))
   wl=$(kq_workload_of "$job" .metadata.name)
   pods=$(kn get pods -l "petname.dev/job-name=$job" -o jsonpath='{.items[*].metadata.uid}')
-  old_pod_left() {
-    kn get pods -l "petname.dev/job-name=$job" -o jsonpath='{.items[*].metadata.uid}' |
-      tr ' ' '\n' | grep -qxF -f <(tr ' ' '\n' <<<"$pods")
+  old_pods() {  # "held" while one of the pods of $pods holds resources, "left" while one is there
+    kn get pods -l "petname.dev/job-name=$job" \
+      -o jsonpath='{range .items[*]}{.metadata.uid} {.status.phase}{"\n"}{end}' |
+      awk -v old="$pods" 'BEGIN { n = split(old, u, " "); for (i = 1; i <= n; i++) o[u[i]] = 1 }
+        $1 in o { s = "left"; if ($2 != "Succeeded" && $2 != "Failed") { print "held"; exit } }
+        END { if (s != "") print s }' | head -n 1
   }
   kn delete workload "$wl" --wait=false >/dev/null
   step "$job's Workload deleted by hand: $job stops (WorkloadDeleted)" 60 kq_waiting "$job" WorkloadDeleted || return 1
-  while :; do  # NEXT's admission and the Workload read first: seen while an old pod was left
+  while :; do  # NEXT's admission and the Workload read first: seen while an old pod was held
     admitted=0 missing=0
     kq_admitted "$next" && admitted=1
     kn get workload "$wl" >/dev/null 2>&1 || missing=1
-    old_pod_left || break
+    left=$(old_pods)
+    [[ -n $left ]] || break
     looks=$((looks + 1))
-    ((admitted)) && early=1
-    ((missing)) && vanished=1
+    if [[ $left == held ]]; then
+      held=$((held + 1))
+      ((admitted)) && early=1
+      ((missing)) && vanished=1
+    fi
     if ((SECONDS >= deadline)); then
       kn get pods,workloads -o wide >>"$CHECKS_LOG" 2>&1
       not_ok "$job's pods gone"
@@ -32,10 +42,10 @@ kq_workload_deleted() {
     fi
     sleep 0.2
   done
-  check "$job's pods of the deleted Workload's admission are gone, after $looks looks that found one left" \
+  check "$job's pods of the deleted Workload's admission are gone, after $looks looks that found one left ($held of them one holding resources)" \
     test "$looks" -gt 0
-  check "$next was not admitted while one of them was left" test "$early" = 0
-  check "$job's deleted Workload stayed (Terminating) while one of them was left" test "$vanished" = 0
+  check "$next was not admitted while one of them held resources" test "$early" = 0
+  check "$job's deleted Workload stayed (Terminating) while one of them held resources" test "$vanished" = 0
 }
 
 kq_workload_uid() { kn get workloads -l "petname.dev/job-name=$1" -o jsonpath='{.items[0].metadata.uid}'; }
