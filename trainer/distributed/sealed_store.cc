@@ -51,13 +51,6 @@ void CheckSizes(const Request& request) {
   }
 }
 
-Request OneKey(Op op, const std::string& key) {
-  Request request;
-  request.op = op;
-  request.keys = {key};
-  return request;
-}
-
 }  // namespace
 
 SealedStore::SealedStore(std::string host, int port, std::string secret,
@@ -94,59 +87,44 @@ store::Reply SealedStore::Call(const Request& request, std::chrono::milliseconds
 }
 
 void SealedStore::set(const std::string& key, const std::vector<uint8_t>& value) {
-  Request request = OneKey(Op::kSet, key);
-  request.value = Bytes(value);
-  Call(request);
+  Call(store::MakeRequest(Op::kSet, {key}, Bytes(value)));
 }
 
 std::vector<uint8_t> SealedStore::compareSet(const std::string& key,
                                              const std::vector<uint8_t>& expected,
                                              const std::vector<uint8_t>& desired) {
-  Request request = OneKey(Op::kCompareSet, key);
+  Request request = store::MakeRequest(Op::kCompareSet, {key}, Bytes(desired));
   request.expected = Bytes(expected);
-  request.value = Bytes(desired);
   return Bytes(Call(request).value);
 }
 
 std::vector<uint8_t> SealedStore::get(const std::string& key) {
   wait({key});
-  const store::Reply reply = Call(OneKey(Op::kGet, key));
+  const store::Reply reply = Call(store::MakeRequest(Op::kGet, {key}));
   if (reply.code == Code::kMissing) Fail("rendezvous store: key " + key + " was deleted");
   return Bytes(reply.value);
 }
 
 int64_t SealedStore::add(const std::string& key, int64_t value) {
-  Request request = OneKey(Op::kAdd, key);
-  request.number = value;
-  return Call(request).number;
+  return Call(store::MakeRequest(Op::kAdd, {key}, "", value)).number;
 }
 
 bool SealedStore::deleteKey(const std::string& key) {
-  return Call(OneKey(Op::kDelete, key)).number != 0;
+  return Call(store::MakeRequest(Op::kDelete, {key})).number != 0;
 }
 
 bool SealedStore::check(const std::vector<std::string>& keys) {
-  Request request;
-  request.op = Op::kCheck;
-  request.keys = keys;
-  return Call(request).number != 0;
+  return Call(store::MakeRequest(Op::kCheck, keys)).number != 0;
 }
 
-int64_t SealedStore::getNumKeys() {
-  Request request;
-  request.op = Op::kNumKeys;
-  return Call(request).number;
-}
+int64_t SealedStore::getNumKeys() { return Call(store::MakeRequest(Op::kNumKeys, {})).number; }
 
 void SealedStore::wait(const std::vector<std::string>& keys) { wait(keys, timeout_); }
 
 void SealedStore::wait(const std::vector<std::string>& keys,
                        const std::chrono::milliseconds& timeout) {
-  Request request;
-  request.op = Op::kWait;
-  request.keys = keys;
-  request.number = timeout.count();
-  if (Call(request, timeout).code == Code::kTimeout) {
+  if (Call(store::MakeRequest(Op::kWait, keys, "", timeout.count()), timeout).code ==
+      Code::kTimeout) {
     std::string names;
     for (const std::string& key : keys) names += (names.empty() ? "" : ", ") + key;
     Fail("rendezvous store: waited " + Seconds(timeout) + " for " + names);

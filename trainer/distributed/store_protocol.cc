@@ -111,6 +111,15 @@ std::string RefusedAnswer() {
 
 }  // namespace
 
+Request MakeRequest(Op op, std::vector<std::string> keys, std::string value, int64_t number) {
+  Request request;
+  request.op = op;
+  request.keys = std::move(keys);
+  request.value = std::move(value);
+  request.number = number;
+  return request;
+}
+
 std::string EncodeRequest(const Request& request) {
   std::string body(1, static_cast<char>(request.op));
   PutI64(request.number, &body);

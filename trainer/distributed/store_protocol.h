@@ -79,6 +79,10 @@ struct Reply {
   int64_t number = 0;
 };
 
+// A request of `op` on `keys`, with `value` and `number` (Request's fields).
+Request MakeRequest(Op op, std::vector<std::string> keys, std::string value = "",
+                    int64_t number = 0);
+
 std::string EncodeRequest(const Request& request);
 // False, with *why, for a body that is not a request of a known operation with the keys it
 // takes, or whose keys or values are over their limits.

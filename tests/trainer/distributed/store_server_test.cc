@@ -20,6 +20,7 @@ namespace {
 
 using Clock = StoreClient::Clock;
 using store::Code;
+using store::MakeRequest;
 using store::Op;
 using store::Reply;
 using store::Request;
@@ -123,28 +124,19 @@ Reply Call(StoreClient& client, const Request& request) {
   return reply;
 }
 
-Request Make(Op op, std::vector<std::string> keys, std::string value = "", int64_t number = 0) {
-  Request r;
-  r.op = op;
-  r.keys = std::move(keys);
-  r.value = std::move(value);
-  r.number = number;
-  return r;
-}
-
 TEST_F(StoreServerTest, RanksSetGetAndWaitForEachOther) {
   Start();
   auto waiter = Client();
   auto setter = Client();
   Reply waited;
-  std::thread wait([&] { waited = Call(*waiter, Make(Op::kWait, {"a", "b"})); });
-  Call(*setter, Make(Op::kSet, {"a"}, "1"));
-  Call(*setter, Make(Op::kSet, {"b"}, std::string(store::kMaxValueBytes, 'x')));
+  std::thread wait([&] { waited = Call(*waiter, MakeRequest(Op::kWait, {"a", "b"})); });
+  Call(*setter, MakeRequest(Op::kSet, {"a"}, "1"));
+  Call(*setter, MakeRequest(Op::kSet, {"b"}, std::string(store::kMaxValueBytes, 'x')));
   wait.join();
   EXPECT_EQ(waited.code, Code::kOk);
-  EXPECT_EQ(Call(*waiter, Make(Op::kGet, {"b"})).value.size(), store::kMaxValueBytes);
-  EXPECT_EQ(Call(*waiter, Make(Op::kAdd, {"n"}, "", 2)).number, 2);
-  EXPECT_EQ(Call(*waiter, Make(Op::kWait, {"never"}, "", 1)).code, Code::kTimeout);
+  EXPECT_EQ(Call(*waiter, MakeRequest(Op::kGet, {"b"})).value.size(), store::kMaxValueBytes);
+  EXPECT_EQ(Call(*waiter, MakeRequest(Op::kAdd, {"n"}, "", 2)).number, 2);
+  EXPECT_EQ(Call(*waiter, MakeRequest(Op::kWait, {"never"}, "", 1)).code, Code::kTimeout);
   EXPECT_EQ(server_->refusals().count, 0u) << Log();
 }
 
@@ -153,13 +145,13 @@ TEST_F(StoreServerTest, GarbageIsRefusedNamingItsAddressWhileRanksAreServed) {
   RawSocket garbage(server_->port());
   garbage.Send(std::string(1, '\0'));
   auto rank = Client();
-  Call(*rank, Make(Op::kSet, {"k"}, "v"));
+  Call(*rank, MakeRequest(Op::kSet, {"k"}, "v"));
   EXPECT_TRUE(garbage.ClosedByPeer());
   AwaitRefusals(1);
   EXPECT_EQ(server_->refusals().last_peer, garbage.name());
   EXPECT_EQ(Log(), "rendezvous store: refused the connection from " + garbage.name() +
                        ": it sent bytes that do not open a petname store handshake\n");
-  EXPECT_EQ(Call(*rank, Make(Op::kGet, {"k"})).value, "v");
+  EXPECT_EQ(Call(*rank, MakeRequest(Op::kGet, {"k"})).value, "v");
 }
 
 TEST_F(StoreServerTest, AStalledHandshakeIsClosedAtItsDeadlineAndHoldsNobodyUp) {
@@ -169,7 +161,7 @@ TEST_F(StoreServerTest, AStalledHandshakeIsClosedAtItsDeadlineAndHoldsNobodyUp) 
   RawSocket stalled(server_->port());
   stalled.Send("PNS");
   auto rank = Client();  // served while the stalled one waits
-  Call(*rank, Make(Op::kSet, {"k"}, "v"));
+  Call(*rank, MakeRequest(Op::kSet, {"k"}, "v"));
   EXPECT_TRUE(stalled.ClosedByPeer());
   AwaitRefusals(1);
   EXPECT_NE(Log().find(stalled.name() + ": no handshake within 0.20 s"), std::string::npos)
@@ -226,10 +218,21 @@ TEST_F(StoreServerTest, AFloodOfHandshakesKeepsNoRankOut) {
   // the oldest.
   RawSocket other(server_->port(), "127.0.0.3");
   auto rank = Client();
-  Call(*rank, Make(Op::kSet, {"k"}, "v"));
+  Call(*rank, MakeRequest(Op::kSet, {"k"}, "v"));
   EXPECT_TRUE(flood[0]->ClosedByPeer());
   AwaitRefusals(2);
   EXPECT_EQ(server_->refusals().last_peer, flood[0]->name());
+}
+
+TEST_F(StoreServerTest, ABusyPortIsRefusedNamingIt) {
+  Start();
+  StoreServerOptions options;
+  options.port = server_->port();
+  std::unique_ptr<StoreServer> second;
+  const Status st = StoreServer::Start(options, &second);
+  EXPECT_EQ(st.code(), Status::Code::kUnavailable);
+  EXPECT_EQ(st.message(),
+            "cannot listen on port " + std::to_string(options.port) + ": Address already in use");
 }
 
 TEST_F(StoreServerTest, AListenerThatPassesForTheStoreIsNotTrusted) {
