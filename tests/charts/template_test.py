@@ -79,7 +79,13 @@ KUEUE_CLUSTER_RULES = [
 LEASE_RULES = [{"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
                 "verbs": ["get", "create", "update"]}]
 
-passed = failed = 0
+passed = failed = planned = 0
+
+
+def checks_plan(n):
+    """The suite runs n more checks (docs/testing.md counts the plan: tests/lint/testing_counts.py)."""
+    global planned
+    planned += n
 
 
 def check(name, cond, detail=""):
@@ -444,6 +450,7 @@ def test_service_account_off():
     check("existing ServiceAccount used", pod["serviceAccountName"] == "existing")
 
 
+checks_plan(85)
 for test in [test_lint_and_crds, test_defaults, test_namespace_scope, test_leader_election,
              test_kueue, test_monitoring, test_pod_monitor, test_helm_test_hook, test_readme_values,
              test_schema_rejects, test_network_policy, test_service_account_off]:
@@ -451,5 +458,7 @@ for test in [test_lint_and_crds, test_defaults, test_namespace_scope, test_leade
         test()
     except Exception as e:  # a rendering failure is one failed check, not a crash
         check(test.__name__, False, str(e))
+if not failed and passed < planned:
+    check(f"{passed} checks ran, {planned} planned", False)
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
