@@ -185,7 +185,8 @@ TEST_F(HostileCheckpointFilesTest, SigtermWhileResumeReadsCheckpointsExits143) {
   const std::string hostile = root + "/epoch-00000";
   ASSERT_TRUE(hold.UntilOpen([&](const std::string& path, int) {
     return path.rfind(hostile, 0) == 0 && path.rfind(root + "/epoch-000001", 0) != 0;
-  })) << hold.error() << "\n"
+  })) << hold.error()
+      << "\n"
       << p.Output();
   ASSERT_EQ(::kill(p.pid(), SIGTERM), 0);
   hold.Release();

@@ -2,8 +2,8 @@
 
 #include <fcntl.h>
 #include <linux/capability.h>
-#include <sys/prctl.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,8 +34,10 @@ RunResult Run(const std::vector<std::string>& args, bool unprivileged) {
     int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(out, STDOUT_FILENO);
     ::dup2(err, STDERR_FILENO);
-    if (unprivileged && (::prctl(PR_CAPBSET_DROP, CAP_DAC_OVERRIDE) != 0 ||
-                         ::prctl(PR_CAPBSET_DROP, CAP_DAC_READ_SEARCH) != 0) && errno != EPERM) {
+    if (unprivileged &&
+        (::prctl(PR_CAPBSET_DROP, CAP_DAC_OVERRIDE) != 0 ||
+         ::prctl(PR_CAPBSET_DROP, CAP_DAC_READ_SEARCH) != 0) &&
+        errno != EPERM) {
       ::_exit(126);
     }
     ::execv(argv[0], argv.data());

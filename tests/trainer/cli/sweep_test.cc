@@ -125,7 +125,8 @@ parameters:
   const std::string latest_tmp = sweep_dir + "/sweep-000/.latest.tmp-";
   ASSERT_TRUE(hold.UntilOpen([&](const std::string& path, int) {
     return path.rfind(latest_tmp, 0) == 0;
-  })) << hold.error() << "\n"
+  })) << hold.error()
+      << "\n"
       << sweep.Output();
   ::kill(sweep.pid(), SIGINT);
   hold.Release();

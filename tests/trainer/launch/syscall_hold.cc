@@ -49,7 +49,8 @@ std::string ReadString(pid_t pid, unsigned long address) {
 std::string Absolute(pid_t pid, int dirfd, const std::string& path) {
   if (!path.empty() && path[0] == '/') return path;
   const std::string proc = "/proc/" + std::to_string(pid);
-  const std::string link = dirfd == AT_FDCWD ? proc + "/cwd" : proc + "/fd/" + std::to_string(dirfd);
+  const std::string link =
+      dirfd == AT_FDCWD ? proc + "/cwd" : proc + "/fd/" + std::to_string(dirfd);
   std::error_code ec;
   return std::filesystem::read_symlink(link, ec).string() + "/" + path;
 }
@@ -60,8 +61,8 @@ SyscallHold::SyscallHold(Subprocess* process) : root_(process->pid()) {
   int status = 0;
   if (Ptrace(PTRACE_SEIZE, root_, 0, kOptions) != 0 || Ptrace(PTRACE_INTERRUPT, root_, 0, 0) != 0 ||
       ::waitpid(root_, &status, __WALL) != root_) {
-    error_ = std::string("cannot trace process ") + std::to_string(root_) + ": " +
-             std::strerror(errno);
+    error_ =
+        std::string("cannot trace process ") + std::to_string(root_) + ": " + std::strerror(errno);
   } else {
     tracees_[root_].stopped = true;
     Resume(root_);
