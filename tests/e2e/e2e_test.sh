@@ -332,6 +332,20 @@ term_pending() {
     (((0x$mask >> 14) & 1)) || return 1
   done
 }
+# strike JOB AT NAME CMD...: JOB's ranks held at the checkpoint of epoch AT, runs CMD when that is
+# before the last epoch, releases them and reports NAME: ok, or a stop (`strike ... || return 0`)
+strike() {
+  local job=$1 at=$2 name=$3
+  shift 3
+  if ((at < EPOCHS)) && "$@" >>"$CHECKS_LOG" 2>&1; then
+    release "$job"
+    ok "$name (after epoch $at of $EPOCHS, the ranks held)"
+    return 0
+  fi
+  release "$job"
+  stop "$name (mid-training: checkpoint epoch $at of $EPOCHS)"
+  return 1
+}
 # train_until_checkpoint JOB: creates JOB and holds its ranks once its first checkpoint is written
 # (world size 2: both ranks trained epoch 1), the moment scenarios 2, 3 and 6 strike; the caller
 # releases them
@@ -458,13 +472,8 @@ scenario_2() {
   local id at
   id=$(kn get pod "$job-rank-1" -o jsonpath='{.status.containerStatuses[0].containerID}')
   at=$(latest_epoch "$job")
-  if ((at >= EPOCHS)) || ! "${CTR[@]}" tasks kill -s SIGKILL "${id#containerd://}" >>"$CHECKS_LOG" 2>&1; then
-    release "$job"
-    stop "killed rank 1 mid-training (checkpoint epoch $at of $EPOCHS, container ${id:-none})"
-    return 0
-  fi
-  release "$job"
-  ok "killed rank 1's container (SIGKILL, its ranks held) after epoch $at of $EPOCHS"
+  strike "$job" "$at" "killed rank 1's container ${id:-none} (SIGKILL)" \
+    "${CTR[@]}" tasks kill -s SIGKILL "${id#containerd://}" || return 0
   step "job Succeeded after the gang restart" 300 phase_is "$job" Succeeded || { save_logs "$job"; return 0; }
   SCENARIO_SECONDS[2-kill-rank]=$((SECONDS - t0))
   save_logs "$job"
@@ -517,13 +526,8 @@ scenario_3() {
   uids=$(kn get pods -l "petname.dev/job-name=$job" -o jsonpath='{.items[*].metadata.uid}')
   old=$(operator_pods | head -n 1)
   at=$(latest_epoch "$job")
-  if ((at >= EPOCHS)) || ! k -n "$OP_NS" delete pod "$old" --grace-period=0 --force >>"$CHECKS_LOG" 2>&1; then
-    release "$job"
-    stop "deleted the operator pod mid-training (checkpoint epoch $at of $EPOCHS)"
-    return 0
-  fi
-  release "$job"
-  ok "deleted the operator pod $old (grace 0, the job's ranks held) after epoch $at of $EPOCHS"
+  strike "$job" "$at" "deleted the operator pod $old (grace 0)" \
+    k -n "$OP_NS" delete pod "$old" --grace-period=0 --force || return 0
   # Until the job is done: never more than 2 rank pods, the same 2.
   local most=0 n phase=""
   local deadline=$((SECONDS + 300))
