@@ -8,7 +8,9 @@ values.schema.json and values.yaml.
 
 Prints one `ok -`/`not ok -` line per check and `N passed, N failed` last; exit 1 on a failure.
 """
+import atexit
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -80,6 +82,16 @@ LEASE_RULES = [{"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
                 "verbs": ["get", "create", "update"]}]
 
 passed = failed = planned = 0
+finished = False
+
+
+@atexit.register
+def _stopped_early():
+    """An exit before the summary line (sys.exit, os._exit aside) fails the suite."""
+    if not finished:
+        print(f"not ok - the suite exited before its last line\n{passed} passed, {failed + 1} failed")
+        sys.stdout.flush()
+        os._exit(1)
 
 
 def checks_plan(n):
@@ -461,4 +473,5 @@ for test in [test_lint_and_crds, test_defaults, test_namespace_scope, test_leade
 if not failed and passed < planned:
     check(f"{passed} checks ran, {planned} planned", False)
 print(f"{passed} passed, {failed} failed")
+finished = True
 sys.exit(1 if failed else 0)
