@@ -35,7 +35,10 @@ std::string ReadString(pid_t pid, unsigned long address) {
   char chunk[256];
   while (out.size() < PATH_MAX) {
     iovec local{chunk, sizeof chunk};
-    iovec remote{reinterpret_cast<void*>(address + out.size()), sizeof chunk};
+    // An address in the other process, not one to use here.
+    iovec remote{
+        reinterpret_cast<void*>(address + out.size()),  // NOLINT(performance-no-int-to-ptr)
+        sizeof chunk};
     const ssize_t got = ::process_vm_readv(pid, &local, 1, &remote, 1, 0);
     if (got <= 0) break;
     const size_t n = ::strnlen(chunk, static_cast<size_t>(got));
