@@ -472,7 +472,7 @@ scenario_2() {
   local id at
   id=$(kn get pod "$job-rank-1" -o jsonpath='{.status.containerStatuses[0].containerID}')
   at=$(latest_epoch "$job")
-  strike "$job" "$at" "killed rank 1's container ${id:-none} (SIGKILL)" \
+  strike "$job" "$at" "killed rank 1's container ${id#containerd://} (SIGKILL)" \
     "${CTR[@]}" tasks kill -s SIGKILL "${id#containerd://}" || return 0
   step "job Succeeded after the gang restart" 300 phase_is "$job" Succeeded || { save_logs "$job"; return 0; }
   SCENARIO_SECONDS[2-kill-rank]=$((SECONDS - t0))
