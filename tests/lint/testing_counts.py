@@ -99,12 +99,13 @@ def rows(lines):
     out = []
     section = ""
     for i, line in enumerate(lines):
-        if line.startswith("### "):
+        if line.startswith("#"):
             section = line
         m = ROW.match(line)
         if m and section in ("### gtest executables", "### Script tests"):
             names = re.findall(r"`([^`]+)`", m.group(1))
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            # cells split at the bars outside code spans
+            cells = [c.strip() for c in re.split(r"\|(?=(?:[^`]*`[^`]*`)*[^`]*$)", line.strip().strip("|"))]
             out.append((i, names, m.group(2), cells[4], section.startswith("### gtest")))
     return out
 
@@ -131,9 +132,9 @@ def main():
     documented = set()
     totals = {"B": 0, "A": 0, "T": 0}
     gtest_b, scripts_b, checks = 0, 0, 0
-    for i, names, annotation, runs_in, is_gtest in rows(lines):
+    for i, names, annotation, runs_in, gtest_row in rows(lines):
         documented.update(names)
-        if is_gtest:
+        if gtest_row:
             name = names[0]
             b = exes.get(name)
             if b is None:
