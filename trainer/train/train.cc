@@ -20,6 +20,7 @@
 #include "trainer/train/host_step.h"
 #include "trainer/train/run_fingerprint.h"
 #include "trainer/train/run_recorder.h"
+#include "trainer/train/run_stream.h"
 #include "trainer/train/tuned_threads.h"
 
 namespace petname::train {
@@ -189,6 +190,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     return Status::InvalidArgument("--lstm-impl host-forest runs on the CPU only");
   }
   const c10::DeviceGuard device_guard(device);
+  const RunStream run_stream(device);  // before anything touches the device (run_stream.h)
   const bool lead = o.rank.rank == 0;
   const int64_t world = o.rank.world_size;
   std::unique_ptr<dist::Communicator> comm;
