@@ -217,7 +217,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     manifest.metrics = have.metrics;
   }
   PETNAME_RETURN_IF_ERROR(comm->BroadcastFromRank0(model->parameters()));
-  PETNAME_RETURN_IF_ERROR(recorder.Start(manifest.epoch, o.rank.world_size,
+  PETNAME_RETURN_IF_ERROR(recorder.Start(manifest.epoch, manifest.metrics, o.rank.world_size,
                                          o.comm.backend == dist::Backend::kNccl ? "nccl" : "gloo",
                                          /*write_log=*/lead));
   // Until the checkpoint and the metrics log are read, SIGTERM still ends the process at once
