@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 
 #include "common/sha256.h"
@@ -176,6 +177,13 @@ Status ChooseDevice(const TrainOptions& o, torch::Device* out) {
   *out = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
   at::globalContext().setAllowTF32CuBLAS(o.tf32);
   at::globalContext().setAllowTF32CuDNN(o.tf32);
+  if (o.deterministic) {
+    // cuBLAS is deterministic with a fixed workspace (read when its first handle is made, so
+    // before any GEMM), which PyTorch's reproducibility notes also ask of cuDNN's LSTM.
+    ::setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", /*overwrite=*/0);
+    at::globalContext().setDeterministicCuDNN(true);
+    at::globalContext().setBenchmarkCuDNN(false);
+  }
   return Status::Ok();
 }
 
@@ -203,6 +211,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
   model_options.vocab_size = data::kVocabularySize;
   model_options.precision = o.precision;
   model_options.impl = o.impl;
+  model_options.fixed_order = o.deterministic;
   model::CharLstm model(model_options);
   model->to(device);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(o.learning_rate));
