@@ -5,6 +5,9 @@
 #   checks_summary             prints `N passed, N failed`; returns 1 when a check failed
 #   eventually SECONDS CMD...  retries CMD (output appended to $CHECKS_LOG) every 0.5 s until it
 #                              succeeds (0) or SECONDS have passed (1)
+#   checks_workdir NAME        makes $TMP, a new folder under $TMPDIR (or /tmp) holding
+#                              $CHECKS_LOG, and on exit prints the summary, removes $TMP when
+#                              every check passed (else names it) and exits 0 or 1
 PASSED=0
 FAILED=0
 : "${CHECKS_LOG:=/dev/null}"
@@ -26,4 +29,15 @@ eventually() {
 checks_summary() {
   echo "$PASSED passed, $FAILED failed"
   ((FAILED == 0))
+}
+checks_workdir() {
+  TMP=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+  CHECKS_LOG=$TMP/checks.log
+  trap checks_finish EXIT
+  trap 'exit 130' INT TERM
+}
+checks_finish() {
+  if ((FAILED == 0)); then rm -rf "$TMP"; else echo "logs kept in $TMP" >&2; fi
+  checks_summary && exit 0
+  exit 1
 }
