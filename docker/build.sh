@@ -104,17 +104,6 @@ from_source() { # NAME: the whole Dockerfile, compiling in its build stage
   echo "$tag"
 }
 
-clear_rpath() { # BINARY: blanks its DT_RPATH string (host build folders, e.g. the wheel's LibTorch
-  # under ~/.cache/petname) so that the image's dynamic linker searches only the image's folders,
-  # even where those host folders exist (docs/gpu.md's unpacked rootfs). An empty string is no path.
-  local rpath offset
-  rpath=$(readelf -d "$1" | sed -n 's/.*(RPATH).*\[\(.*\)\]$/\1/p')
-  [[ -n $rpath ]] || return 0
-  offset=$(grep -obaF -m 1 "$rpath" "$1" | head -n 1 | cut -d: -f1)
-  [[ -n $offset ]] || die "no RPATH string in $1"
-  head -c "${#rpath}" /dev/zero | dd of="$1" bs=1 seek="$offset" conv=notrunc status=none
-}
-
 from_binary() { # NAME BINARY: the Dockerfile's runtime stage plus the host binary
   local name=$1 binary=$2 dockerfile=$ROOT/docker/Dockerfile.$1 runtime tag ctr context=$ROOT/docker
   if [[ $name == trainer-cuda ]]; then
@@ -142,7 +131,7 @@ from_binary() { # NAME BINARY: the Dockerfile's runtime stage plus the host bina
     local stripped t0=$SECONDS
     stripped=$(mktemp -d)
     strip -o "$stripped/$(basename "$binary")" "$binary" || die "strip $binary failed"
-    clear_rpath "$stripped/$(basename "$binary")"
+    bash "$ROOT/scripts/clear-rpath" "$stripped/$(basename "$binary")" || die "clearing the RPATH of $binary failed"
     ctr=$(buildah from --pull=never "$runtime")
     if ! buildah copy --chown 0:0 --chmod 0755 "$ctr" "$stripped/$(basename "$binary")" \
       "/usr/local/bin/$(basename "$binary")" >/dev/null ||

@@ -10,8 +10,9 @@
 # python3's torch (the CUDA path compiled without a CUDA toolkit, as in scripts/test).
 # PETNAME_GPU_DEBS=DIR takes the .deb files from DIR instead of .gpu-kit/debs.
 # PETNAME_GPU_KIT_ONLY=1 lets CMake find Debian packages in the kit's root only, never in
-# this machine's /usr (bench/gpu/kit_configure_test.sh). With no TARGET and
-# PETNAME_CONFIGURE_ONLY=1 it stops after the configure.
+# this machine's /usr (bench/gpu/kit_test.sh). With no TARGET and PETNAME_CONFIGURE_ONLY=1 it
+# stops after the configure. PETNAME_DEB_ROOT=DIR unpacks the packages there instead of
+# /tmp/petname-debroot; the programs built find their libraries there when they run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -19,15 +20,26 @@ build=${1:-build-gpu}
 shift || true
 root=${PETNAME_DEB_ROOT:-/tmp/petname-debroot}
 mkdir -p "$root"
+root=$(cd "$root" && pwd)
 for deb in "${PETNAME_GPU_DEBS:-.gpu-kit/debs}"/*.deb; do dpkg-deb -x "$deb" "$root"; done
+# A package's absolute symlinks (zlib1g-dev's libz.so -> /lib/x86_64-linux-gnu/libz.so.1.2.13)
+# would reach into this machine's own folders: they are pointed into the root instead.
+while IFS= read -r -d '' link; do
+  target=$(readlink "$link")
+  [[ $target == "$root"/* ]] || ln -sfn "$root$target" "$link"
+done < <(find "$root" -type l -lname '/*' -print0)
 # Debian's civetweb CMake targets name its server binary, which no package here ships; only
 # its existence is checked.
 mkdir -p "$root/usr/bin"
 [[ -e $root/usr/bin/civetweb ]] || install -m 755 /dev/null "$root/usr/bin/civetweb"
 multiarch=$root/usr/lib/x86_64-linux-gnu
 # The kit's multiarch headers (OpenSSL's configuration.h) are not under any folder CMake adds.
+# The programs find the kit's libraries, and the libraries those load (libcurl's libldap, ...),
+# through their DT_RPATH, which (unlike DT_RUNPATH) also serves the libraries' own dependencies:
+# they run without LD_LIBRARY_PATH.
 args=(-DPETNAME_WITH_OPERATOR=OFF -DCMAKE_CUDA_ARCHITECTURES=90
-  "-DCMAKE_CXX_STANDARD_INCLUDE_DIRECTORIES=$root/usr/include/x86_64-linux-gnu")
+  "-DCMAKE_CXX_STANDARD_INCLUDE_DIRECTORIES=$root/usr/include/x86_64-linux-gnu"
+  "-DCMAKE_BUILD_RPATH=$multiarch;$root/lib/x86_64-linux-gnu" -DCMAKE_EXE_LINKER_FLAGS=-Wl,--disable-new-dtags)
 if command -v ccache >/dev/null; then args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 if [[ -n ${PETNAME_TORCH_WHEEL_DIR:-} ]]; then
   wheel=$PETNAME_TORCH_WHEEL_DIR

@@ -9,15 +9,18 @@
 # Checks (tolerances are absolute, on every epoch's train and validation loss):
 #   trace_*        the same seed gives the CPU's loss trace: CUDA fp32 without TF32 with each
 #                  --lstm-impl within 1e-4, bf16 within 1e-3 (cpu: the device forest within 1e-4)
-#   resume         SIGTERM once the first epoch is reported, exit 143, a checkpoint whose step
-#                  is strictly inside the run, and the resumed run's trace equal to an unstopped
-#                  run's within 5e-3 on CUDA (atomic gradient sums), 1e-9 on the CPU (with a
-#                  fixed --threads: the default count drops beside busy neighbours, and another
-#                  count sums in another order)
+#   resume         with --deterministic: SIGTERM once the first epoch is reported, exit 143, a
+#                  checkpoint whose step is strictly inside the run, and the resumed run's trace
+#                  equal to an unstopped run's within 1e-6 on CUDA, 1e-9 on the CPU (with a fixed
+#                  --threads: another thread count sums in another order)
+#   spread         reports (never fails on) how far two unstopped runs of the default path
+#                  (without --deterministic) land apart: on CUDA its atomic adds change the last
+#                  bits from run to run
 #   device_step    the unstopped run (the whole table on CUDA): 0 eager batches; on CUDA every
 #                  step in CUDA graphs captured before training
-#   metrics        world size 1 (--backend nccl on CUDA, gloo on the CPU) serves the expected
-#                  names on /metrics while training
+#   metrics        world size 1 (--backend nccl on CUDA, gloo on the CPU): the first scrape that
+#                  answers already serves every expected name, and /metrics serves them with
+#                  petname_train_steps_total > 0 while training
 #   cuda only: a CUDA checkpoint generates on the CPU; a CPU checkpoint resumes on CUDA.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -90,7 +93,7 @@ if [[ $device == cuda ]]; then
   check trace_bf16 trace cuda_bf16 1e-3 --device cuda --precision bf16
   long=(--device cuda --batch-size 4096 --seed 3)
   epochs=12
-  resume_tol=5e-3
+  resume_tol=1e-6
 else
   check trace_device_forest trace cpu_device_forest 1e-4 --device cpu --lstm-impl device-forest
   long=(--device cpu --lstm-impl device-forest --max-names "$max_names" --batch-size 256 --seed 3 --threads 2)
@@ -100,11 +103,12 @@ fi
 
 resume() {
   rm -rf "$out/ck_full" "$out/ck_stop"
-  run full "${long[@]}" --epochs "$epochs" --checkpoint-dir "$out/ck_full" --summary-json "$out/full.json" || return 1
-  stop_after_first_epoch stopped "${long[@]}" --epochs "$epochs" --checkpoint-dir "$out/ck_stop" || return 1
+  local exact=("${long[@]}" --deterministic --epochs "$epochs")
+  run full "${exact[@]}" --checkpoint-dir "$out/ck_full" --summary-json "$out/full.json" || return 1
+  stop_after_first_epoch stopped "${exact[@]}" --checkpoint-dir "$out/ck_stop" || return 1
   local mid line
   mid=$(verify midway "$out/ck_stop" "$(steps "$out/full.json")") || { echo "$mid" && return 1; }
-  run resumed "${long[@]}" --epochs "$epochs" --checkpoint-dir "$out/ck_stop" --resume --summary-json "$out/resumed.json" || return 1
+  run resumed "${exact[@]}" --checkpoint-dir "$out/ck_stop" --resume --summary-json "$out/resumed.json" || return 1
   grep -q 'resuming from' "$out/resumed.err" || { echo "the resumed run did not resume" && return 1; }
   line=$(verify trace "$out/full.json" "$out/resumed.json" --tol "$resume_tol" --tail)
   local rc=$?
@@ -112,6 +116,12 @@ resume() {
   return $rc
 }
 check resume resume
+spread() {
+  run spread_a "${long[@]}" --epochs "$epochs" --summary-json "$out/spread_a.json" &&
+    run spread_b "${long[@]}" --epochs "$epochs" --summary-json "$out/spread_b.json" &&
+    verify spread "$out/spread_a.json" "$out/spread_b.json"
+}
+check spread spread
 device_step() {
   [[ -f $out/full.json ]] || { echo "no unstopped run (see resume)" && return 1; }
   verify device-step "$out/full.err" "$(steps "$out/full.json")" --device "$device"
@@ -120,25 +130,33 @@ check device_step device_step
 
 metrics() {
   local port backend=gloo body=$out/metrics.txt names=(petname_training_info
-    petname_train_steps_total petname_train_loss petname_world_size petname_step_duration_seconds_count)
+    petname_train_steps_total petname_train_loss petname_world_size petname_step_duration_seconds_count
+    petname_validation_loss petname_train_epoch_loss petname_checkpoint_failures_total)
   [[ $device == cuda ]] && backend=nccl && names+=(petname_gpu_memory_allocated_bytes petname_gpu_memory_reserved_bytes)
+  local first=$out/metrics_first.txt
   port=$(free_port)
+  rm -f "$first"
   "$bin" train --data "$data" "${long[@]}" --epochs 1000 --backend "$backend" --metrics-port "$port" \
     --metrics-address 127.0.0.1 >"$out/metrics_train.out" 2>"$out/metrics_train.err" &
   local pid=$! ok=1
   while kill -0 "$pid" 2>/dev/null; do
     if python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' \
-      "http://127.0.0.1:$port/metrics" >"$body" 2>/dev/null &&
-      grep -qE '^petname_train_steps_total(\{[^}]*\})? [1-9]' "$body"; then
-      ok=0
-      break
+      "http://127.0.0.1:$port/metrics" >"$body" 2>/dev/null; then
+      [[ -s $first ]] || cp "$body" "$first"
+      if grep -qE '^petname_train_steps_total(\{[^}]*\})? [1-9]' "$body"; then
+        ok=0
+        break
+      fi
     fi
     sleep 0.2
   done
   kill -TERM "$pid" 2>/dev/null
   wait "$pid"
   ((ok == 0)) || { echo "training ended before /metrics showed a step ($(tail -n 1 "$out/metrics_train.err"))" && return 1; }
-  verify metrics "$body" "${names[@]}" --label backend="$backend" --label device="$device"
+  local labels=(--label backend="$backend" --label device="$device")
+  verify metrics "$first" "${names[@]}" "${labels[@]}" --first >/dev/null ||
+    { echo "first scrape: $(verify metrics "$first" "${names[@]}" "${labels[@]}" --first)" && return 1; }
+  verify metrics "$body" "${names[@]}" "${labels[@]}"
 }
 check metrics metrics
 

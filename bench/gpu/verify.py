@@ -14,9 +14,14 @@ it compared and exits 0 when the check holds, 1 (with the reason on that line) w
       the trainer's "device step:" line (stderr) says STEPS steps ran without an eager one;
       on cuda, all in CUDA graphs captured before training. On the CPU the line is printed
       only when a batch ran eagerly, so its absence means 0 eager batches.
-  verify.py metrics BODY_FILE NAME... [--label K=V]...
-      a Prometheus text exposition has a sample of every NAME, petname_train_steps_total > 0,
-      and petname_training_info carries every label K="V"
+  verify.py spread A.json B.json
+      reports the largest difference between the loss traces of two runs (always exit 0 when
+      both are readable and have the same epochs): how far apart two runs of the same settings
+      land
+  verify.py metrics BODY_FILE NAME... [--label K=V]... [--first]
+      a Prometheus text exposition has a sample of every NAME, petname_train_steps_total > 0
+      (with --first: any value, the exposition may come from before the first step), and
+      petname_training_info carries every label K="V"
 """
 import argparse
 import json
@@ -54,6 +59,19 @@ def trace(args):
                 raise Failed("%s epoch %d: %.6f vs %.6f differ by %.2e > %.0e"
                              % (key, epoch, x, y, abs(x - y), args.tol))
     return "loss traces agree within %.0e (largest difference %.2e)" % (args.tol, worst)
+
+
+def spread(args):
+    a, b = load_json(args.a), load_json(args.b)
+    worst, where = 0.0, "none"
+    for key in ("train_loss_trace", "val_loss_trace"):
+        ta, tb = a.get(key) or [], b.get(key) or []
+        if len(ta) != len(tb) or not ta:
+            raise Failed("%s has %d epochs in %s, %d in %s" % (key, len(ta), args.a, len(tb), args.b))
+        for epoch, (x, y) in enumerate(zip(ta, tb), 1):
+            if abs(x - y) > worst:
+                worst, where = abs(x - y), "%s epoch %d" % (key, epoch)
+    return "two runs of the same settings differ by up to %.2e (%s)" % (worst, where)
 
 
 def midway(args):
@@ -112,7 +130,9 @@ def metrics(args):
     if missing:
         raise Failed("not served: %s" % " ".join(missing))
     steps = [float(v) for n, _, v in samples if n == "petname_train_steps_total"]
-    if not steps or max(steps) <= 0:
+    if not steps:
+        raise Failed("petname_train_steps_total is not served")
+    if not args.first and max(steps) <= 0:
         raise Failed("petname_train_steps_total is not above 0: training had not started")
     info = [labels or "" for n, labels, _ in samples if n == "petname_training_info"]
     for kv in args.label:
@@ -131,6 +151,10 @@ def main():
     t.add_argument("--tol", type=float, required=True)
     t.add_argument("--tail", action="store_true")
     t.set_defaults(run=trace)
+    r = sub.add_parser("spread")
+    r.add_argument("a")
+    r.add_argument("b")
+    r.set_defaults(run=spread)
     m = sub.add_parser("midway")
     m.add_argument("dir")
     m.add_argument("total", type=int)
@@ -144,6 +168,7 @@ def main():
     s.add_argument("body")
     s.add_argument("names", nargs="+")
     s.add_argument("--label", action="append", default=[])
+    s.add_argument("--first", action="store_true")
     s.set_defaults(run=metrics)
     args = p.parse_args()
     try:

@@ -41,8 +41,14 @@ inline constexpr char kGoalReachedTimestampSeconds[] = "petname_goal_reached_tim
 inline constexpr char kCheckpointWriteSeconds[] = "petname_checkpoint_write_seconds";
 inline constexpr char kCheckpointLastSuccessTimestampSeconds[] =
     "petname_checkpoint_last_success_timestamp_seconds";
-// Checkpoint writes that failed, by label reason: no_space, read_only, permission, io_error.
+// Checkpoint writes that failed, by label reason (each served from the start, at 0).
 inline constexpr char kCheckpointFailuresTotal[] = "petname_checkpoint_failures_total";
+inline constexpr char kFailureNoSpace[] = "no_space";       // ENOSPC, EDQUOT
+inline constexpr char kFailureReadOnly[] = "read_only";     // EROFS
+inline constexpr char kFailurePermission[] = "permission";  // EACCES, EPERM
+inline constexpr char kFailureIoError[] = "io_error";       // anything else
+inline constexpr const char* kCheckpointFailureReasons[] = {kFailureNoSpace, kFailureReadOnly,
+                                                            kFailurePermission, kFailureIoError};
 inline constexpr char kGpuMemoryAllocatedBytes[] = "petname_gpu_memory_allocated_bytes";
 inline constexpr char kGpuMemoryReservedBytes[] = "petname_gpu_memory_reserved_bytes";
 

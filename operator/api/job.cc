@@ -204,6 +204,7 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
   t.Int("threads", &spec->threads);
   t.Int("warmupSteps", &spec->warmup_steps);
   t.String("lrSchedule", &spec->lr_schedule);
+  t.Bool("deterministic", &spec->deterministic);
   if (t.Field("goal") != nullptr) {
     spec->has_goal = true;
     Reader goal = t.Child("goal");

@@ -95,6 +95,7 @@ struct JobSpec {
   int threads = 0;  // 0 = trainer default
   int warmup_steps = 0;
   std::string lr_schedule = "constant";  // constant or cosine
+  bool deterministic = false;            // --deterministic: gradient sums in a fixed order
   // training.goal: the trainer records when `goal_metric` first reaches `goal_value`
   // (validationLoss <=, validationAccuracy >=) and, with goal_stop, ends the run there.
   bool has_goal = false;

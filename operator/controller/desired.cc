@@ -289,6 +289,7 @@ std::vector<std::string> TrainArgs(const api::Job& job) {
       "--metrics-port",
       std::to_string(s.metrics_port),
   };
+  if (s.deterministic) args.emplace_back("--deterministic");
   if (s.has_goal) {
     args.insert(args.end(), {"--goal", s.goal_metric + "=" + FormatDouble(s.goal_value)});
     if (s.goal_stop) args.emplace_back("--stop-at-goal");

@@ -90,6 +90,16 @@ class VerifyTest(unittest.TestCase):
         self.assertEqual(self.verify("metrics", path, "petname_training_info", "--label", "backend=gloo")[0], 1)
         idle = self.write("idle.txt", body.replace("} 12", "} 0"))
         self.assertEqual(self.verify("metrics", idle, "petname_training_info")[0], 1)
+        # The first scrape may come before the first step, but must serve every name.
+        self.assertEqual(self.verify("metrics", idle, "petname_training_info", "--first")[0], 0)
+        self.assertEqual(self.verify("metrics", idle, "petname_gpu_memory_reserved_bytes", "--first")[0], 1)
+
+    def test_spread_reports_the_largest_difference(self):
+        a = self.summary("a.json", [3.1, 2.4], [2.7, 2.1])
+        rc, line = self.verify("spread", a, self.summary("b.json", [3.1, 2.43], [2.7, 2.1]))
+        self.assertEqual(rc, 0)
+        self.assertIn("3.00e-02 (train_loss_trace epoch 2)", line)
+        self.assertEqual(self.verify("spread", a, self.summary("c.json", [3.1], [2.7]))[0], 1)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,9 @@
 #                              the planned number of checks passed. Otherwise it first prints one
 #                              `not ok - ` line saying why (counted as a failure): where an
 #                              unchecked command failed, a signal, an early exit, a short count.
+#   checks_workdir NAME        makes $TMP, a new folder under $TMPDIR (or /tmp) holding
+#                              $CHECKS_LOG, and on exit removes it when every check passed (else
+#                              names it) and exits as checks_finish says
 #
 # The plans are what docs/testing.md counts (tests/lint/testing_counts.py reads them: integer
 # literals, or checks_plan_files with a literal K, DIR relative to "$HERE" or "$ROOT").
@@ -78,4 +81,16 @@ checks_finish() {
   [[ -z $why ]] || not_ok "$why"
   echo "$PASSED passed, $FAILED failed"
   ((FAILED == 0))
+}
+checks_workdir() {
+  TMP=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+  CHECKS_LOG=$TMP/checks.log
+  trap '_checks_workdir_exit $?' EXIT
+  trap 'exit 130' INT TERM
+}
+_checks_workdir_exit() {
+  local rc=$1
+  if ((rc == 0 && FAILED == 0)); then rm -rf "$TMP"; else echo "logs kept in $TMP" >&2; fi
+  checks_finish "$rc" && exit 0
+  exit 1
 }

@@ -60,10 +60,11 @@ def ready_queries(world, rules_path):
     return recorded + [
         f'count(up{{job="pets"}} == 1) == {world}',
         f'count(rate(petname_train_samples_total[10s]) > 0) == {world}',
-        "petname_validation_loss",
-        "petname_train_elapsed_seconds",
-        "petname_goal_reached_training_seconds",
-        "petname_checkpoint_last_success_timestamp_seconds",
+        # Served from the start as NaN (no value yet): wait for the events' real values.
+        "petname_validation_loss >= 0",
+        "petname_train_elapsed_seconds > 0",
+        "petname_goal_reached_training_seconds >= 0",
+        "petname_checkpoint_last_success_timestamp_seconds > 0",
         "petname_training_info",
         "process_cpu_seconds_total",
         "DCGM_FI_DEV_GPU_UTIL",

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "common/metrics/names.h"
 #include "trainer/checkpoint/store.h"
 
 namespace petname::checkpoint {
@@ -39,14 +40,14 @@ const char* WriteFailureReason(const Status& st) {
   switch (st.os_error()) {
     case ENOSPC:
     case EDQUOT:
-      return "no_space";
+      return metrics::kFailureNoSpace;
     case EROFS:
-      return "read_only";
+      return metrics::kFailureReadOnly;
     case EACCES:
     case EPERM:
-      return "permission";
+      return metrics::kFailurePermission;
     default:
-      return "io_error";
+      return metrics::kFailureIoError;
   }
 }
 

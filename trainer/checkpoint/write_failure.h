@@ -10,8 +10,8 @@
 
 namespace petname::checkpoint {
 
-// The metric label of a failed write: "no_space" (ENOSPC, EDQUOT), "read_only" (EROFS),
-// "permission" (EACCES, EPERM) or "io_error" (anything else).
+// The metric label of a failed write: one of common/metrics/names.h's
+// kCheckpointFailureReasons.
 const char* WriteFailureReason(const Status& st);
 
 // One line, e.g. "checkpoint epoch 3 not saved (no_space, ENOSPC): cannot write

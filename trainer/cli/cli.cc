@@ -202,7 +202,7 @@ Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
                                                 OmpNumThreadsFromPetname(), launch::ReadCpuBudget(),
                                                 1, &threads));
   f.options.threads = threads.threads;
-  f.options.adapt_threads = threads.adaptive;
+  f.options.adapt_threads = threads.adaptive && !f.options.deterministic;
   const bool lead = f.options.rank.rank == 0;
   std::unique_ptr<metrics::TrainingMetrics> metrics;
   std::unique_ptr<metrics::MetricsServer> metrics_server;
@@ -225,8 +225,9 @@ Status RunTrain(TrainFlags f, int argc, char** argv, int* exit_code) {
   PETNAME_RETURN_IF_ERROR(data::CheckTrainable(f.data, names, dataset));
   reporter.Note(data::DataSummary(names, dataset));
   reporter.Note("threads: " + std::to_string(threads.threads) + " intra-op (" + threads.why + ")" +
-                (threads.adaptive && threads.threads > 1 ? ", fewer while they wait for a CPU"
-                                                         : (threads.threads > 1 ? ", fixed" : "")));
+                (f.options.adapt_threads && threads.threads > 1
+                     ? ", fewer while they wait for a CPU"
+                     : (threads.threads > 1 ? ", fixed" : "")));
   train::TrainResult result;
   PETNAME_RETURN_IF_ERROR(train::Train(dataset, f.options, &reporter, metrics.get(), &result));
   if (result.preempted) {
@@ -330,6 +331,9 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
   train->add_flag("--no-tf32", t.no_tf32,
                   "CUDA: keep fp32 GEMMs and cuDNN in full fp32 (no TF32 tensor cores)");
+  train->add_flag("--deterministic", t.options.deterministic,
+                  "The same seed and settings give the same loss trace on the same device and "
+                  "thread count: gradient sums in a fixed order, no thread tuning (slower)");
   train->add_option("--max-names", t.max_names, "Keep only the first N usable names (0: all)");
   train
       ->add_option("--max-data-bytes", t.max_data_bytes,

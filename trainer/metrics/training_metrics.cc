@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -69,7 +70,33 @@ TrainingMetrics::TrainingMetrics(const RankLabels& labels)
           kIntraOpThreads,
           "Intra-op CPU threads of this rank now (fewer while its threads wait for a CPU).")),
       checkpoint_interval_(
-          AddGauge(kCheckpointIntervalEpochs, "Epochs between checkpoints (0: no checkpoints).")) {}
+          AddGauge(kCheckpointIntervalEpochs, "Epochs between checkpoints (0: no checkpoints).")),
+      epoch_loss_(AddUnsetGauge(kTrainEpochLoss, "Mean training loss of the last epoch.")),
+      epoch_duration_(
+          AddUnsetGauge(kEpochDurationSeconds, "Wall time of the last completed epoch.")),
+      elapsed_(AddGauge(kTrainElapsedSeconds,
+                        "Training wall time of the job at the last completed epoch, across "
+                        "resumes.")),
+      validation_loss_(AddUnsetGauge(kValidationLoss, "Loss on the held-out names.")),
+      validation_accuracy_(AddUnsetGauge(kValidationAccuracy,
+                                         "Next-character accuracy on the held-out names (0..1).")),
+      checkpoint_write_(
+          AddUnsetGauge(kCheckpointWriteSeconds, "Wall time of the last checkpoint write.")),
+      checkpoint_timestamp_(AddUnsetGauge(kCheckpointLastSuccessTimestampSeconds,
+                                          "Unix time the last checkpoint was completed.")),
+      checkpoint_failures_(prometheus::BuildCounter()
+                               .Name(kCheckpointFailuresTotal)
+                               .Help("Checkpoint writes that failed, by reason.")
+                               .Labels(labels_)
+                               .Register(*registry_)),
+      goal_training_seconds_(AddUnsetGauge(
+          kGoalReachedTrainingSeconds,
+          "Training seconds (across resumes) at the end of the first epoch that met --goal.")),
+      goal_timestamp_(AddUnsetGauge(kGoalReachedTimestampSeconds,
+                                    "Unix time of the end of the first epoch that met --goal.")) {
+  for (const char* reason : kCheckpointFailureReasons)
+    checkpoint_failures_.Add({{"reason", reason}});
+}
 
 prometheus::Gauge& TrainingMetrics::AddGauge(const std::string& name, const std::string& help) {
   return prometheus::BuildGauge()
@@ -78,6 +105,13 @@ prometheus::Gauge& TrainingMetrics::AddGauge(const std::string& name, const std:
       .Labels(labels_)
       .Register(*registry_)
       .Add({});
+}
+
+prometheus::Gauge& TrainingMetrics::AddUnsetGauge(const std::string& name,
+                                                  const std::string& help) {
+  prometheus::Gauge& gauge = AddGauge(name, help);
+  gauge.Set(std::numeric_limits<double>::quiet_NaN());
+  return gauge;
 }
 
 prometheus::Counter& TrainingMetrics::AddCounter(const std::string& name, const std::string& help) {
@@ -116,6 +150,21 @@ void TrainingMetrics::SetInfo(const RunInfo& info) {
   restarts_.Set(info.restarts);
   threads_.Set(info.threads);
   checkpoint_interval_.Set(info.checkpoint_every_epochs);
+  if (info.device == "cuda" && gpu_allocated_ == nullptr) {
+    gpu_allocated_ = &AddUnsetGauge(kGpuMemoryAllocatedBytes,
+                                    "CUDA memory held by tensors on this rank's device.");
+    gpu_reserved_ = &AddUnsetGauge(kGpuMemoryReservedBytes,
+                                   "CUDA memory reserved by the caching allocator on this device.");
+  }
+}
+
+void TrainingMetrics::SetResumed(int epochs_completed, double elapsed_seconds, double epoch_loss,
+                                 double validation_loss, double validation_accuracy) {
+  epoch_.Set(epochs_completed);
+  elapsed_.Set(elapsed_seconds);
+  epoch_loss_.Set(epoch_loss);
+  validation_loss_.Set(validation_loss);
+  validation_accuracy_.Set(validation_accuracy);
 }
 
 void TrainingMetrics::OnStep(double loss, int64_t samples, double step_seconds,
@@ -133,70 +182,33 @@ void TrainingMetrics::SetThreads(int threads) { threads_.Set(threads); }
 
 void TrainingMetrics::OnEpoch(int epochs_completed, double epoch_loss, double epoch_seconds,
                               double elapsed_seconds) {
-  if (epoch_loss_ == nullptr) {
-    epoch_loss_ = &AddGauge(kTrainEpochLoss, "Mean training loss of the last epoch.");
-    epoch_duration_ = &AddGauge(kEpochDurationSeconds, "Wall time of the last completed epoch.");
-    elapsed_ =
-        &AddGauge(kTrainElapsedSeconds,
-                  "Training wall time of the job at the last completed epoch, across resumes.");
-  }
   epoch_.Set(epochs_completed);
-  epoch_loss_->Set(epoch_loss);
-  epoch_duration_->Set(epoch_seconds);
-  elapsed_->Set(elapsed_seconds);
+  epoch_loss_.Set(epoch_loss);
+  epoch_duration_.Set(epoch_seconds);
+  elapsed_.Set(elapsed_seconds);
 }
 
 void TrainingMetrics::OnGoalReached(double training_seconds, double timestamp_seconds) {
-  if (goal_training_seconds_ == nullptr) {
-    goal_training_seconds_ = &AddGauge(
-        kGoalReachedTrainingSeconds,
-        "Training seconds (across resumes) at the end of the first epoch that met --goal.");
-    goal_timestamp_ = &AddGauge(kGoalReachedTimestampSeconds,
-                                "Unix time of the end of the first epoch that met --goal.");
-  }
-  goal_training_seconds_->Set(training_seconds);
-  goal_timestamp_->Set(timestamp_seconds);
+  goal_training_seconds_.Set(training_seconds);
+  goal_timestamp_.Set(timestamp_seconds);
 }
 
 void TrainingMetrics::OnValidation(double loss, double accuracy) {
-  if (validation_loss_ == nullptr) {
-    validation_loss_ = &AddGauge(kValidationLoss, "Loss on the held-out names.");
-    validation_accuracy_ =
-        &AddGauge(kValidationAccuracy, "Next-character accuracy on the held-out names (0..1).");
-  }
-  validation_loss_->Set(loss);
-  validation_accuracy_->Set(accuracy);
+  validation_loss_.Set(loss);
+  validation_accuracy_.Set(accuracy);
 }
 
 void TrainingMetrics::OnCheckpoint(double write_seconds, double timestamp_seconds) {
-  if (checkpoint_write_ == nullptr) {
-    checkpoint_write_ =
-        &AddGauge(kCheckpointWriteSeconds, "Wall time of the last checkpoint write.");
-    checkpoint_timestamp_ = &AddGauge(kCheckpointLastSuccessTimestampSeconds,
-                                      "Unix time the last checkpoint was completed.");
-  }
-  checkpoint_write_->Set(write_seconds);
-  checkpoint_timestamp_->Set(timestamp_seconds);
+  checkpoint_write_.Set(write_seconds);
+  checkpoint_timestamp_.Set(timestamp_seconds);
 }
 
 void TrainingMetrics::OnCheckpointFailure(const std::string& reason) {
-  if (checkpoint_failures_ == nullptr) {
-    checkpoint_failures_ = &prometheus::BuildCounter()
-                                .Name(kCheckpointFailuresTotal)
-                                .Help("Checkpoint writes that failed, by reason.")
-                                .Labels(labels_)
-                                .Register(*registry_);
-  }
-  checkpoint_failures_->Add({{"reason", reason}}).Increment();
+  checkpoint_failures_.Add({{"reason", reason}}).Increment();
 }
 
 void TrainingMetrics::SetGpuMemory(double allocated_bytes, double reserved_bytes) {
-  if (gpu_allocated_ == nullptr) {
-    gpu_allocated_ =
-        &AddGauge(kGpuMemoryAllocatedBytes, "CUDA memory held by tensors on this rank's device.");
-    gpu_reserved_ = &AddGauge(kGpuMemoryReservedBytes,
-                              "CUDA memory reserved by the caching allocator on this device.");
-  }
+  if (gpu_allocated_ == nullptr) return;
   gpu_allocated_->Set(allocated_bytes);
   gpu_reserved_->Set(reserved_bytes);
 }

@@ -5,10 +5,14 @@
 // Every series carries the constant labels job, namespace and rank (never per-step
 // labels). Step-path calls (OnStep) only touch prometheus-cpp atomics and one uncontended
 // histogram lock; everything that allocates happens in the constructor or on per-epoch
-// calls. Series that have no meaningful value before their first event (epoch loss,
-// validation, checkpoint, GPU memory) appear with that event, so a dashboard never shows
-// a made-up zero. All methods must be called from one thread (the training thread);
-// collection by the exposer may happen concurrently.
+// calls. Every family exists from the first scrape on, before training starts (SetInfo adds
+// the GPU memory gauges on CUDA): counters at 0 (the checkpoint failures with each reason of
+// kCheckpointFailureReasons), gauges at their first value, and a gauge that has no meaningful
+// value before its first event (epoch loss and duration, validation, the last checkpoint, the
+// goal, GPU memory before it is first read) at NaN, Prometheus' "no value": PromQL comparisons
+// with it are false and aggregations skip it, so no alert or dashboard reads a made-up zero.
+// All methods must be called from one thread (the training thread); collection by the
+// exposer may happen concurrently.
 #pragma once
 
 #include <prometheus/counter.h>
@@ -68,6 +72,11 @@ class TrainingMetrics {
   // Records the run's constant facts. Call once before training starts.
   void SetInfo(const RunInfo& info);
 
+  // Where a resumed run starts: `epochs_completed` epochs done, `elapsed_seconds` of the job's
+  // training time so far, and the last epoch's losses and accuracy (NaN when not known).
+  void SetResumed(int epochs_completed, double elapsed_seconds, double epoch_loss,
+                  double validation_loss, double validation_accuracy);
+
   // One optimizer step: its loss, the samples it consumed on this rank, its wall time and
   // the part of that time spent waiting for gradient all-reduce (0 with one rank).
   void OnStep(double loss, int64_t samples, double step_seconds, double allreduce_wait_seconds);
@@ -97,11 +106,14 @@ class TrainingMetrics {
   // A checkpoint write failed; `reason` is its label (checkpoint/write_failure.h).
   void OnCheckpointFailure(const std::string& reason);
 
-  // CUDA caching-allocator memory of this rank's device, in bytes.
+  // CUDA caching-allocator memory of this rank's device, in bytes (ignored unless SetInfo said
+  // the device is CUDA).
   void SetGpuMemory(double allocated_bytes, double reserved_bytes);
 
  private:
   prometheus::Gauge& AddGauge(const std::string& name, const std::string& help);
+  // A gauge without a value yet (NaN).
+  prometheus::Gauge& AddUnsetGauge(const std::string& name, const std::string& help);
   prometheus::Counter& AddCounter(const std::string& name, const std::string& help);
   prometheus::Histogram& AddHistogram(const std::string& name, const std::string& help,
                                       const prometheus::Histogram::BucketBoundaries& buckets);
@@ -122,17 +134,18 @@ class TrainingMetrics {
   prometheus::Gauge& threads_;
   prometheus::Gauge& checkpoint_interval_;
 
-  // Created by their first event.
-  prometheus::Gauge* epoch_loss_ = nullptr;
-  prometheus::Gauge* epoch_duration_ = nullptr;
-  prometheus::Gauge* elapsed_ = nullptr;
-  prometheus::Gauge* validation_loss_ = nullptr;
-  prometheus::Gauge* validation_accuracy_ = nullptr;
-  prometheus::Gauge* checkpoint_write_ = nullptr;
-  prometheus::Gauge* checkpoint_timestamp_ = nullptr;
-  prometheus::Family<prometheus::Counter>* checkpoint_failures_ = nullptr;
-  prometheus::Gauge* goal_training_seconds_ = nullptr;
-  prometheus::Gauge* goal_timestamp_ = nullptr;
+  // NaN until their first event.
+  prometheus::Gauge& epoch_loss_;
+  prometheus::Gauge& epoch_duration_;
+  prometheus::Gauge& elapsed_;
+  prometheus::Gauge& validation_loss_;
+  prometheus::Gauge& validation_accuracy_;
+  prometheus::Gauge& checkpoint_write_;
+  prometheus::Gauge& checkpoint_timestamp_;
+  prometheus::Family<prometheus::Counter>& checkpoint_failures_;
+  prometheus::Gauge& goal_training_seconds_;
+  prometheus::Gauge& goal_timestamp_;
+  // Added by SetInfo on CUDA; NaN until the first SetGpuMemory.
   prometheus::Gauge* gpu_allocated_ = nullptr;
   prometheus::Gauge* gpu_reserved_ = nullptr;
 };

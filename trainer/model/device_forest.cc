@@ -25,6 +25,7 @@ ForestLayout MakeForestLayout(const std::vector<int64_t>& capacity, const torch:
   layout.capacity = capacity;
   std::vector<int64_t> shifts;
   std::vector<int64_t> levels;
+  std::vector<int64_t> pad_parent;
   int64_t total = 0;
   for (int64_t t = 0; t < steps; ++t) {
     TORCH_CHECK(capacity[t] >= 1, "MakeForestLayout: capacities must be positive");
@@ -32,11 +33,14 @@ ForestLayout MakeForestLayout(const std::vector<int64_t>& capacity, const torch:
     total += capacity[t];
     shifts.push_back(kPrefixTokenBits * (steps - 1 - t));
     levels.push_back(t << kLevelShift);
+    pad_parent.insert(pad_parent.end(), static_cast<size_t>(capacity[t]),
+                      t == 0 ? 0 : capacity[t - 1] - 1);
   }
   layout.capacity_t = HostInt64(capacity, device);
   layout.offset_t = HostInt64(layout.offset, device);
   layout.shifts = HostInt64(shifts, device);
   layout.levels = HostInt64(levels, device);
+  layout.pad_parent = HostInt64(pad_parent, device);
   return layout;
 }
 
@@ -82,7 +86,7 @@ DeviceForest BuildDeviceForest(const torch::Tensor& tokens, const ForestLayout& 
   const torch::Tensor child = grid.slice(1, 1).reshape({-1});
   const torch::Tensor parent_local =
       (grid.slice(1, 0, -1) - offset_t.slice(0, 0, -1).view({1, -1})).reshape({-1});
-  f.parent = torch::zeros({total}, i64).scatter_(0, child, parent_local);
+  f.parent = layout.pad_parent.clone().scatter_(0, child, parent_local);
   return f;
 }
 

@@ -5,10 +5,12 @@
 //
 // Numbering: level t owns the padded ids [offset(t), offset(t) + capacity[t]); its distinct
 // prefixes come first, in lexicographic order (the host forest's order), then unused padding
-// slots (token 0, parent 0), which no (row, step) refers to, so they add nothing to the loss or
-// its gradients. A level with more distinct prefixes than its capacity sets `overflow` and
-// merges the excess into its last slot, which makes the results wrong: a caller that cannot
-// rule that out ahead of time (ForestLevelSizes on the host) must check the flag.
+// slots (token 0, parent: the last slot of the level before, 0 at level 0), which no (row,
+// step) refers to, so they add nothing to the loss or its gradients. So each level's parents
+// never decrease (fixed_order.h relies on it). A level with more distinct prefixes than its
+// capacity sets `overflow` and merges the excess into its last slot, which makes the results wrong:
+// a caller that cannot rule that out ahead of time (ForestLevelSizes on the host) must check the
+// flag.
 #pragma once
 
 #include <torch/torch.h>
@@ -24,6 +26,7 @@ struct ForestLayout {
   std::vector<int64_t> capacity;  // per level (host): rows reserved for its nodes
   std::vector<int64_t> offset;    // per level (host): first padded id of the level
   torch::Tensor capacity_t, offset_t, shifts, levels;  // int64 [T] on the device
+  torch::Tensor pad_parent;  // int64 [sum(capacity)]: a padding slot's parent (see above)
 };
 
 // capacity: T positive entries, T <= kMaxPackedSteps (prefix_forest.h).

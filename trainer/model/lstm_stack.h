@@ -57,8 +57,10 @@ class LstmStackImpl : public torch::nn::Module {
   //
   // forward_forest: the last layer's output [N, H] for every node of a device forest, level
   // by level (per level: gather the parents' states, one recurrent GEMM, one LSTM cell; on
-  // CUDA the cell is LibTorch's fused kernel, elsewhere element-wise ops).
-  torch::Tensor forward_forest(const DeviceForest& forest, at::ScalarType dtype);
+  // CUDA the cell is LibTorch's fused kernel, elsewhere element-wise ops). With fixed_order,
+  // the parents' gradients are summed in a fixed order (fixed_order.h; --deterministic).
+  torch::Tensor forward_forest(const DeviceForest& forest, at::ScalarType dtype,
+                               bool fixed_order = false);
   // forward_dense: at::lstm over one_hot(tokens) [B, T, vocab] (cuDNN on CUDA), output
   // [B, T, H].
   torch::Tensor forward_dense(const torch::Tensor& tokens, at::ScalarType dtype);

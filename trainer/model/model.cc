@@ -77,7 +77,8 @@ torch::Tensor CharLstmImpl::forward(const torch::Tensor& tokens) {
 
 torch::Tensor CharLstmImpl::forward_forest(const DeviceForest& forest) {
   const at::ScalarType dtype = compute_type();
-  return torch::addmm(head_->bias.to(dtype), lstm_->forward_forest(forest, dtype),
+  return torch::addmm(head_->bias.to(dtype),
+                      lstm_->forward_forest(forest, dtype, options_.fixed_order),
                       head_->weight.t().to(dtype))
       .to(torch::kFloat32);
 }

@@ -52,6 +52,10 @@ struct ModelOptions {
   int64_t num_layers = 4;
   Precision precision = Precision::kFp32;
   LstmImpl impl = LstmImpl::kHostForest;
+  // The device forest's backward sums shared rows in a fixed order (fixed_order.h), so that a
+  // step's gradients are the same on every run (--deterministic). Forward results are the same
+  // either way.
+  bool fixed_order = false;
 };
 
 class CharLstmImpl : public torch::nn::Module {

@@ -111,6 +111,13 @@ Status TrialTrainArgs(const Json& job_spec, const SweepSpec& spec, const TrialRu
   for (const auto& [path, flag] : texts) {
     PETNAME_RETURN_IF_ERROR(Optional(job_spec, path, flag, true, &a));
   }
+  if (const Json* v = Find(job_spec, "training.deterministic"); v != nullptr) {
+    if (!v->is_boolean()) {
+      return Status::InvalidArgument(
+          "spec.template.training.deterministic: must be true or false (got " + v->dump() + ")");
+    }
+    if (v->get<bool>()) a.push_back("--deterministic");
+  }
   const std::filesystem::path dir(run.trial_dir);
   a.insert(a.end(), {"--checkpoint-dir", dir.string(), "--summary-json",
                      (dir / kTrialSummaryName).string()});

@@ -9,6 +9,7 @@
 //   training.learningRate, epochs, precision, warmupSteps, lrSchedule, seed,
 //   validationFraction               -> --lr, --epochs, --precision, --warmup-steps,
 //                                       --lr-schedule, --seed, --validation-fraction
+//   training.deterministic: true     -> --deterministic
 //   dataset.maxNames, dataset.column -> --max-names, --column
 //   the objective with a goal        -> --goal METRIC=VALUE (+ --stop-at-goal)
 // Fields left out take the trainer's defaults.

@@ -17,5 +17,7 @@ inline constexpr int64_t kDefaultCheckpointEveryEpochs = 1;
 inline constexpr int kDefaultKeep = 3;  // checkpoints kept
 inline constexpr int64_t kDefaultWarmupSteps = 0;
 inline constexpr char kDefaultLrSchedule[] = "constant";
+// --deterministic: off, the fast path (gradient sums in whatever order the device adds them).
+inline constexpr bool kDefaultDeterministic = false;
 
 }  // namespace petname::train

@@ -9,6 +9,7 @@
 
 #include "trainer/data/vocabulary.h"
 #include "trainer/model/device_forest.h"
+#include "trainer/model/fixed_order.h"
 #include "trainer/model/prefix_forest.h"
 
 namespace petname::train {
@@ -82,7 +83,9 @@ torch::Tensor DeviceStep::ForwardBackward(const torch::Tensor& ids,
   torch::Tensor loss;
   if (forest_) {
     const model::DeviceForest forest = model::BuildDeviceForest(x, layout);
-    loss = model::NodeCrossEntropy(c_.model->forward_forest(forest), forest.node_of, y);
+    const torch::Tensor logits = c_.model->forward_forest(forest);
+    loss = c_.model->options().fixed_order ? model::CountCrossEntropy(logits, forest.node_of, y)
+                                           : model::NodeCrossEntropy(logits, forest.node_of, y);
   } else {
     loss = torch::nn::functional::cross_entropy(
         c_.model->forward_dense(x).reshape({-1, data::kVocabularySize}), y.reshape({-1}));

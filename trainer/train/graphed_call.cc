@@ -5,7 +5,6 @@
 #ifdef PETNAME_WITH_CUDA
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAFunctions.h>
-#include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
 
@@ -28,16 +27,18 @@ void GraphedCall::Run() {
 #ifdef PETNAME_WITH_CUDA
   if (device_.is_cuda() && runs_ > 0) {
     if (!graph_) {
-      // Capture on a side stream (the legacy default stream cannot be captured), after the
-      // work queued so far has finished, as torch.cuda.graph does.
+      // Capture on the run's stream (run_stream.h), after the work queued so far has finished,
+      // as torch.cuda.graph does: the stream current during warm-up, and when the step's
+      // gradient accumulators were made, must be the capturing one.
+      TORCH_CHECK(c10::cuda::getCurrentCUDAStream(device_.index()) !=
+                      c10::cuda::getDefaultCUDAStream(device_.index()),
+                  "GraphedCall: CUDA graphs are captured on the run's stream (RunStream), "
+                  "not on the legacy default stream");
       c10::cuda::device_synchronize();
       auto graph = std::make_unique<Graph>();
-      {
-        c10::cuda::CUDAStreamGuard guard(c10::cuda::getStreamFromPool(false, device_.index()));
-        graph->graph.capture_begin();
-        work_();
-        graph->graph.capture_end();
-      }
+      graph->graph.capture_begin();
+      work_();
+      graph->graph.capture_end();
       graph_ = std::move(graph);
     }
     graph_->graph.replay();

@@ -6,7 +6,9 @@
 // The work must be capturable: device ops only (no host sync, no host reads of device values),
 // reading and writing tensors whose storage stays put between calls (inputs are copied into
 // fixed buffers before Run; outputs are tensors the work assigns, which keep their storage in
-// the graph's private memory pool and are overwritten by each replay).
+// the graph's private memory pool and are overwritten by each replay). On CUDA, Run() must be
+// called with the run's stream current (run_stream.h): the eager first run and the capture
+// happen on it, and capturing on the legacy default stream is refused with an error.
 #pragma once
 
 #include <torch/torch.h>

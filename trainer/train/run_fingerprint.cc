@@ -39,6 +39,7 @@ Fingerprint RankSettings(const data::Dataset& data, const TrainOptions& o) {
             {"lstm_impl", model::LstmImplName(o.impl)},
             {"device", o.device},
             {"tf32", o.tf32 ? "1" : "0"},
+            {"deterministic", o.deterministic ? "1" : "0"},
             {"world_size", std::to_string(o.rank.world_size)},
             {"backend", o.comm.backend == dist::Backend::kNccl ? "nccl" : "gloo"},
             {"bucket_bytes", std::to_string(o.grad_sync.bucket_bytes)},

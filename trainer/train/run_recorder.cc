@@ -49,8 +49,8 @@ std::string LogPath(const TrainOptions& o) {
 RunRecorder::RunRecorder(const TrainOptions& options, metrics::TrainingMetrics* metrics)
     : options_(options), metrics_(metrics), start_(Clock::now()) {}
 
-Status RunRecorder::Start(int64_t resumed_epoch, int world_size, const std::string& backend,
-                          bool write_log) {
+Status RunRecorder::Start(int64_t resumed_epoch, const checkpoint::Metrics& resumed, int world_size,
+                          const std::string& backend, bool write_log) {
   world_size_ = world_size;
   write_log_ = write_log && !options_.checkpoint_dir.empty();
   write_katib_ = write_log && !options_.katib_metrics_file.empty();
@@ -71,6 +71,11 @@ Status RunRecorder::Start(int64_t resumed_epoch, int world_size, const std::stri
          world_size, static_cast<int>(options_.epochs), restarts_,
          options_.checkpoint_dir.empty() ? 0 : static_cast<int>(options_.checkpoint_every),
          options_.threads});
+    if (resumed_epoch > 0) {
+      metrics_->SetResumed(static_cast<int>(resumed_epoch), carried_seconds_, resumed.train_loss,
+                           resumed.val_loss, resumed.val_accuracy);
+    }
+    if (options_.device == "cuda") RecordGpuMemory(metrics_);
   }
   return Status::Ok();
 }
@@ -109,6 +114,7 @@ void RunRecorder::Step(const torch::Tensor& loss, int64_t samples, Clock::time_p
   if (loss.is_cpu() || now - last_loss_read_ >= std::chrono::seconds(1)) {
     last_loss_ = loss.item<double>();
     last_loss_read_ = now;
+    if (loss.is_cuda()) RecordGpuMemory(metrics_);
   }
   metrics_->OnStep(last_loss_, samples, SecondsSince(step_start), allreduce_wait_seconds);
 }
@@ -133,7 +139,6 @@ Status RunRecorder::Epoch(int64_t epoch, double train_loss, double val_loss, dou
   if (metrics_ != nullptr) {
     if (std::isfinite(val_loss)) metrics_->OnValidation(val_loss, val_accuracy);
     metrics_->OnEpoch(static_cast<int>(epoch), train_loss, epoch_seconds, elapsed);
-    if (options_.device == "cuda") RecordGpuMemory(metrics_);
   }
   if (!write_log_ && !write_katib_) return Status::Ok();
   metrics::EpochRecord record;

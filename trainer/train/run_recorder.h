@@ -3,9 +3,9 @@
 // metrics.jsonl line per epoch in the checkpoint directory (read by `petname report`) and,
 // with TrainOptions::katib_metrics_file, one line per epoch there in Katib's format.
 //
-// Per-step work is the metrics update only (a host read of the step's loss, at most once a
-// second when it lives on a GPU, then atomics); it is skipped entirely when metrics are
-// disabled.
+// Per-step work is the metrics update only (a host read of the step's loss and of the CUDA
+// allocator's totals, at most once a second when the loss lives on a GPU, then atomics); it is
+// skipped entirely when metrics are disabled.
 #pragma once
 
 #include <torch/torch.h>
@@ -15,6 +15,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "trainer/checkpoint/manifest.h"
 #include "trainer/metrics/training_metrics.h"
 
 namespace petname::train {
@@ -26,11 +27,15 @@ class RunRecorder {
   // `metrics` may be null (metrics disabled); it must outlive the recorder.
   RunRecorder(const TrainOptions& options, metrics::TrainingMetrics* metrics);
 
-  // Call once the starting epoch is known: `resumed_epoch` epochs are already done (0 for
-  // a fresh run). Carries the job's training time and restart count over from
-  // metrics.jsonl and publishes the run's facts. Only the rank with `write_log` (rank 0)
-  // appends to metrics.jsonl and the Katib metrics file (created here if missing).
-  Status Start(int64_t resumed_epoch, int world_size, const std::string& backend, bool write_log);
+  // Call once the starting epoch is known and the model is on its device, before the first
+  // step: `resumed_epoch` epochs are already done (0 for a fresh run), `resumed` holds the
+  // last of them's results. Carries the job's training time and restart count over from
+  // metrics.jsonl and publishes the run's facts, where it resumes and, on CUDA, the device's
+  // memory, so that every metric is served before training starts. Only the rank with
+  // `write_log` (rank 0) appends to metrics.jsonl and the Katib metrics file (created here if
+  // missing).
+  Status Start(int64_t resumed_epoch, const checkpoint::Metrics& resumed, int world_size,
+               const std::string& backend, bool write_log);
 
   // One optimizer step of `samples` examples on this rank that started at `step_start`,
   // `allreduce_wait_seconds` of it blocked on gradient all-reduce.

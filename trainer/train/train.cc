@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 
 #include "common/sha256.h"
@@ -20,6 +21,7 @@
 #include "trainer/train/host_step.h"
 #include "trainer/train/run_fingerprint.h"
 #include "trainer/train/run_recorder.h"
+#include "trainer/train/run_stream.h"
 #include "trainer/train/tuned_threads.h"
 
 namespace petname::train {
@@ -175,6 +177,13 @@ Status ChooseDevice(const TrainOptions& o, torch::Device* out) {
   *out = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
   at::globalContext().setAllowTF32CuBLAS(o.tf32);
   at::globalContext().setAllowTF32CuDNN(o.tf32);
+  if (o.deterministic) {
+    // cuBLAS is deterministic with a fixed workspace (read when its first handle is made, so
+    // before any GEMM), which PyTorch's reproducibility notes also ask of cuDNN's LSTM.
+    ::setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", /*overwrite=*/0);
+    at::globalContext().setDeterministicCuDNN(true);
+    at::globalContext().setBenchmarkCuDNN(false);
+  }
   return Status::Ok();
 }
 
@@ -189,6 +198,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     return Status::InvalidArgument("--lstm-impl host-forest runs on the CPU only");
   }
   const c10::DeviceGuard device_guard(device);
+  const RunStream run_stream(device);  // before anything touches the device (run_stream.h)
   const bool lead = o.rank.rank == 0;
   const int64_t world = o.rank.world_size;
   std::unique_ptr<dist::Communicator> comm;
@@ -201,6 +211,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
   model_options.vocab_size = data::kVocabularySize;
   model_options.precision = o.precision;
   model_options.impl = o.impl;
+  model_options.fixed_order = o.deterministic;
   model::CharLstm model(model_options);
   model->to(device);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(o.learning_rate));
@@ -215,7 +226,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     manifest.metrics = have.metrics;
   }
   PETNAME_RETURN_IF_ERROR(comm->BroadcastFromRank0(model->parameters()));
-  PETNAME_RETURN_IF_ERROR(recorder.Start(manifest.epoch, o.rank.world_size,
+  PETNAME_RETURN_IF_ERROR(recorder.Start(manifest.epoch, manifest.metrics, o.rank.world_size,
                                          o.comm.backend == dist::Backend::kNccl ? "nccl" : "gloo",
                                          /*write_log=*/lead));
   // Until the checkpoint and the metrics log are read, SIGTERM still ends the process at once

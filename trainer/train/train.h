@@ -4,7 +4,8 @@
 // Determinism: model initialisation is seeded with `seed`, the order of epoch e is
 // data::EpochPermutation(seed, e, n), and nothing else is random, so the same seed and
 // thread count on CPU give the same loss trace, and resuming after epoch k gives the same
-// parameters as not stopping.
+// parameters as not stopping. On CUDA that holds with `deterministic` (without it, atomic adds
+// in the device forest's backward change the last bits from run to run).
 //
 // The whole encoded dataset lives in tensors on the training device; a batch is an
 // index_select through the epoch's permutation, and a step (step.h) is HostStep for the host
@@ -54,7 +55,11 @@ struct TrainOptions {
   std::string device = "cpu";  // "cpu" or "cuda" (cuda:LOCAL_RANK)
   model::Precision precision = model::Precision::kFp32;
   model::LstmImpl impl = model::LstmImpl::kHostForest;  // host-forest runs on the CPU only
-  bool tf32 = true;            // CUDA: fp32 GEMMs and cuDNN may use TF32 tensor cores
+  bool tf32 = true;  // CUDA: fp32 GEMMs and cuDNN may use TF32 tensor cores
+  // Every gradient sum in a fixed order (model/fixed_order.h; cuBLAS and cuDNN in their
+  // deterministic modes on CUDA), so the same seed and settings give the same loss trace on the
+  // same device and thread count, and a resumed run equals an unstopped one.
+  bool deterministic = kDefaultDeterministic;
   std::string checkpoint_dir;  // empty: no checkpoints
   // Rank 0 appends a line per epoch here in Katib's format (metrics/katib_metrics_file.h).
   std::string katib_metrics_file;

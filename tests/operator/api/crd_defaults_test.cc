@@ -45,6 +45,7 @@ std::map<std::string, Field> Fields(const JobSpec& s) {
        {s.validation_fraction, data::EncodeOptions{}.validation_fraction}},
       {"spec.training.warmupSteps", {s.warmup_steps, train::kDefaultWarmupSteps}},
       {"spec.training.lrSchedule", {s.lr_schedule, train::kDefaultLrSchedule}},
+      {"spec.training.deterministic", {s.deterministic, train::kDefaultDeterministic}},
       {"spec.checkpoint.path", {s.checkpoint_path, ""}},  // no --checkpoint-dir: none
       {"spec.checkpoint.everyEpochs",
        {s.checkpoint_every_epochs, train::kDefaultCheckpointEveryEpochs}},

@@ -109,17 +109,20 @@ TEST(DesiredTest, TrainingSettingsBecomeArgs) {
   EXPECT_EQ(Flag(pod, "--warmup-steps"), "0");
   EXPECT_EQ(Flag(pod, "--lr-schedule"), "constant");
   EXPECT_EQ(Flag(pod, "--goal"), "<missing>");
+  const std::vector<std::string> args = Args(pod);
+  EXPECT_EQ(std::find(args.begin(), args.end(), "--deterministic"), args.end());
 }
 
 TEST(DesiredTest, TheGoalAndScheduleBecomeArgs) {
   api::Job job = TestJob(1, R"({"spec": {"training": {"warmupSteps": 50, "lrSchedule": "cosine",
-    "goal": {"metric": "validationLoss", "value": 1.5, "stop": true}}}})");
+    "deterministic": true, "goal": {"metric": "validationLoss", "value": 1.5, "stop": true}}}})");
   const Json pod = Desired(job).pods[0];
   EXPECT_EQ(Flag(pod, "--warmup-steps"), "50");
   EXPECT_EQ(Flag(pod, "--lr-schedule"), "cosine");
   EXPECT_EQ(Flag(pod, "--goal"), "validationLoss=1.5");
   const std::vector<std::string> args = Args(pod);
   EXPECT_NE(std::find(args.begin(), args.end(), "--stop-at-goal"), args.end());
+  EXPECT_NE(std::find(args.begin(), args.end(), "--deterministic"), args.end());
 }
 
 TEST(DesiredTest, SeveralProcessesPerPod) {

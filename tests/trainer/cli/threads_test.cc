@@ -61,6 +61,15 @@ TEST(ThreadsTest, OnlyPetnamesOwnCountIsLoweredWhileTheThreadsWaitForACpu) {
       << out;
   EXPECT_NE(out.find("petname: threads: 2 intra-op (--threads), fixed\n"), std::string::npos)
       << out;
+  // --deterministic: another thread count sums in another order, so the count never changes.
+  args = Args();
+  args.push_back("--deterministic");
+  ASSERT_EQ(RunProcess(args, {{"OMP_NUM_THREADS", "2"}, {"PETNAME_ADAPTIVE_THREADS", "1"}}, &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("petname: threads: 2 intra-op (OMP_NUM_THREADS=2), fixed\n"),
+            std::string::npos)
+      << out;
 }
 
 // The launcher passes its own count on as petname's (PETNAME_ADAPTIVE_THREADS=1) and the

@@ -95,6 +95,24 @@ TEST(TrainTest, DeviceForestResumeEqualsUninterrupted) {
   ExpectResumeEqualsUninterrupted({"--lstm-impl", "device-forest"});
 }
 
+// --deterministic (gradient sums in a fixed order, model/fixed_order.h): the device forest still
+// resumes exactly, and trains the same function as without it (the sums differ only in their
+// order, so the traces agree to float rounding).
+TEST(TrainTest, DeterministicDeviceForestResumesExactlyAndTrainsLikeTheDefault) {
+  TempDir dir;
+  const nlohmann::json fixed =
+      ExpectResumeEqualsUninterrupted({"--lstm-impl", "device-forest", "--deterministic"});
+  std::vector<std::string> args = SmallTrainArgs(2, "");
+  args.insert(args.end(), {"--lstm-impl", "device-forest"});
+  const nlohmann::json plain = TrainWithSummary(args, dir, "plain.json");
+  for (const char* trace : {"train_loss_trace", "val_loss_trace"}) {
+    for (size_t e = 0; e < 2; ++e) {
+      const double want = plain[trace][e].get<double>();
+      EXPECT_NEAR(fixed[trace][e].get<double>(), want, 1e-5 * want) << trace << e;
+    }
+  }
+}
+
 // The three LSTM implementations compute the same function and the two optimizers the same
 // update: the loss traces agree to float rounding.
 TEST(TrainTest, DeviceImplementationsTrainLikeTheHostForest) {

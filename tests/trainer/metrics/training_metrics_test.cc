@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <prometheus/text_serializer.h>
 
+#include <set>
 #include <string>
 
 namespace petname::metrics {
@@ -61,21 +62,65 @@ TEST(TrainingMetricsTest, InfoCarriesRunFacts) {
       Contains(Exposition(metrics), std::string("petname_intra_op_threads{") + kLabels + "} 1"));
 }
 
-TEST(TrainingMetricsTest, EventSeriesAppearWithTheirFirstEvent) {
-  TrainingMetrics metrics({"pets", "ml", 1, ""});
-  std::string text = Exposition(metrics);
-  for (const char* name :
-       {"petname_train_epoch_loss{", "petname_validation_loss{", "petname_validation_accuracy{",
-        "petname_checkpoint_last_success_timestamp_seconds{",
-        "petname_gpu_memory_reserved_bytes{"}) {
-    EXPECT_FALSE(Contains(text, name)) << name;
+// The family names of an exposition.
+std::set<std::string> Families(const TrainingMetrics& metrics) {
+  std::set<std::string> names;
+  for (const prometheus::MetricFamily& f : metrics.registry()->Collect()) names.insert(f.name);
+  return names;
+}
+
+// Every family is served from the first scrape on: nothing appears once training runs.
+TEST(TrainingMetricsTest, EveryFamilyIsServedBeforeTheFirstStep) {
+  for (const char* device : {"cpu", "cuda"}) {
+    TrainingMetrics metrics({"pets", "ml", 1, ""});
+    metrics.SetInfo({"nccl", "fp32", device, "0.1.0", 2, 10, 0, 1, 4});
+    const std::set<std::string> before = Families(metrics);
+    metrics.OnStep(2.5, 4096, 0.9, 0.01);
+    metrics.SetLearningRate(0.001);
+    metrics.OnEpoch(1, 2.0, 70.5, 140.25);
+    metrics.OnValidation(1.85, 0.5);
+    metrics.OnCheckpoint(0.25, 1700000000);
+    metrics.OnCheckpointFailure("no_space");
+    metrics.OnGoalReached(42.5, 1700000000);
+    metrics.SetGpuMemory(1024, 2048);
+    EXPECT_EQ(Families(metrics), before) << device;
+    EXPECT_EQ(before.count("petname_gpu_memory_allocated_bytes"),
+              std::string(device) == "cuda" ? 1u : 0u);
   }
+}
+
+// Before their first event, gauges that have no value are NaN (no made-up zero) and every
+// failure reason counts 0.
+TEST(TrainingMetricsTest, EventSeriesAreNanUntilTheirFirstEvent) {
+  TrainingMetrics metrics({"pets", "ml", 1, ""});
+  metrics.SetInfo({"nccl", "fp32", "cuda", "0.1.0", 2, 10, 0, 1, 4});
+  const std::string text = Exposition(metrics);
+  for (const char* name :
+       {"petname_train_epoch_loss", "petname_epoch_duration_seconds", "petname_validation_loss",
+        "petname_validation_accuracy", "petname_checkpoint_write_seconds",
+        "petname_checkpoint_last_success_timestamp_seconds",
+        "petname_goal_reached_training_seconds", "petname_goal_reached_timestamp_seconds",
+        "petname_gpu_memory_allocated_bytes", "petname_gpu_memory_reserved_bytes"}) {
+    EXPECT_TRUE(Contains(text, std::string(name) + "{" + kLabels + "} Nan")) << name;
+  }
+  EXPECT_TRUE(Contains(text, std::string("petname_epoch{") + kLabels + "} 0"));
+  EXPECT_TRUE(Contains(text, std::string("petname_train_elapsed_seconds{") + kLabels + "} 0"));
+  for (const char* reason : {"no_space", "read_only", "permission", "io_error"}) {
+    EXPECT_TRUE(Contains(text, "petname_checkpoint_failures_total{" + std::string(kLabels) +
+                                   ",reason=\"" + reason + "\"} 0"))
+        << reason;
+  }
+}
+
+TEST(TrainingMetricsTest, EventSeriesTakeTheirEventsValues) {
+  TrainingMetrics metrics({"pets", "ml", 1, ""});
+  metrics.SetInfo({"nccl", "fp32", "cuda", "0.1.0", 2, 10, 0, 1, 4});
   metrics.OnEpoch(1, 2.0, 70.5, 140.25);
   metrics.OnValidation(1.85, 0.5);
   metrics.OnCheckpoint(0.25, 1700000000);
   metrics.SetGpuMemory(1024, 2048);
   metrics.SetLearningRate(0.001);
-  text = Exposition(metrics);
+  std::string text = Exposition(metrics);
   EXPECT_TRUE(Contains(text, std::string("petname_epoch{") + kLabels + "} 1"));
   EXPECT_TRUE(Contains(text, std::string("petname_train_epoch_loss{") + kLabels + "} 2"));
   EXPECT_TRUE(Contains(text, std::string("petname_train_elapsed_seconds{") + kLabels + "} 140.25"));
@@ -97,9 +142,20 @@ TEST(TrainingMetricsTest, EventSeriesAppearWithTheirFirstEvent) {
       Contains(Exposition(metrics), std::string("petname_validation_loss{") + kLabels + "} 1.7"));
 }
 
-TEST(TrainingMetricsTest, GoalGaugesAppearWhenTheGoalIsReached) {
+// A resumed run starts where the checkpoint left it, not at epoch 0.
+TEST(TrainingMetricsTest, AResumedRunStartsAtItsCheckpointsEpoch) {
   TrainingMetrics metrics({"pets", "ml", 1, ""});
-  EXPECT_FALSE(Contains(Exposition(metrics), "petname_goal_reached_training_seconds{"));
+  metrics.SetResumed(3, 210.5, 1.6, 1.55, 0.58);
+  const std::string text = Exposition(metrics);
+  EXPECT_TRUE(Contains(text, std::string("petname_epoch{") + kLabels + "} 3"));
+  EXPECT_TRUE(Contains(text, std::string("petname_train_elapsed_seconds{") + kLabels + "} 210.5"));
+  EXPECT_TRUE(Contains(text, std::string("petname_train_epoch_loss{") + kLabels + "} 1.6"));
+  EXPECT_TRUE(Contains(text, std::string("petname_validation_loss{") + kLabels + "} 1.55"));
+  EXPECT_TRUE(Contains(text, std::string("petname_validation_accuracy{") + kLabels + "} 0.58"));
+}
+
+TEST(TrainingMetricsTest, GoalGaugesTakeTheirValueWhenTheGoalIsReached) {
+  TrainingMetrics metrics({"pets", "ml", 1, ""});
   metrics.OnGoalReached(42.5, 1700000000);
   const std::string text = Exposition(metrics);
   EXPECT_TRUE(
@@ -110,7 +166,6 @@ TEST(TrainingMetricsTest, GoalGaugesAppearWhenTheGoalIsReached) {
 
 TEST(TrainingMetricsTest, CheckpointFailuresAreCountedByReason) {
   TrainingMetrics metrics({"pets", "ml", 1, ""});
-  EXPECT_FALSE(Contains(Exposition(metrics), "petname_checkpoint_failures_total{"));
   metrics.OnCheckpointFailure("no_space");
   metrics.OnCheckpointFailure("no_space");
   metrics.OnCheckpointFailure("read_only");
@@ -120,6 +175,8 @@ TEST(TrainingMetricsTest, CheckpointFailuresAreCountedByReason) {
                                  ",reason=\"no_space\"} 2"));
   EXPECT_TRUE(Contains(text, "petname_checkpoint_failures_total{" + std::string(kLabels) +
                                  ",reason=\"read_only\"} 1"));
+  EXPECT_TRUE(Contains(text, "petname_checkpoint_failures_total{" + std::string(kLabels) +
+                                 ",reason=\"io_error\"} 0"));
 }
 
 TEST(TrainingMetricsTest, NonFiniteLossIsExported) {

@@ -127,6 +127,20 @@ TEST(TrialArgsTest, AWrongTypeInTheTemplateIsNamed) {
   EXPECT_EQ(st.message(), "spec.template.replicas: must be a whole number >= 1 (got \"two\")");
   st = TrialTrainArgs({{"training", {{"precision", 16}}}}, spec, {"d", "", 2, 1}, false, &c);
   EXPECT_EQ(st.message(), "spec.template.training.precision: must be a string (got 16)");
+  st = TrialTrainArgs({{"training", {{"deterministic", "yes"}}}}, spec, {"d", "", 2, 1}, false, &c);
+  EXPECT_EQ(st.message(),
+            "spec.template.training.deterministic: must be true or false (got \"yes\")");
+}
+
+TEST(TrialArgsTest, DeterministicIsAFlag) {
+  SweepSpec spec;
+  TrialCommand c;
+  for (bool on : {false, true}) {
+    ASSERT_TRUE(
+        TrialTrainArgs({{"training", {{"deterministic", on}}}}, spec, {"d", "", 2, 1}, false, &c)
+            .ok());
+    EXPECT_EQ(std::count(c.args.begin(), c.args.end(), "--deterministic"), on ? 1 : 0);
+  }
 }
 
 TEST(SweepStatusTest, RoundTripsWithNullsForUnknownNumbers) {
