@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/metrics/process_collector.h"
+#include "tests/common/http/hostile_requests.h"
 #include "trainer/metrics/training_metrics.h"
 
 namespace petname::metrics {
@@ -90,6 +91,22 @@ TEST(MetricsServerTest, SlowClientsDoNotStopTheScrape) {
   EXPECT_NE(body.find("200 OK"), std::string::npos) << body;
   EXPECT_NE(body.find("petname_train_samples_total"), std::string::npos);
   for (std::thread& t : slow) t.join();
+}
+
+// The trainer's /metrics against the corpus of hostile request heads: a bare LF before a Range
+// of 2,000 ranges and the other malformed heads are refused with 400; 2,000 ranges and an
+// Accept-Encoding of br or gzip get the plain exposition once.
+TEST(MetricsServerTest, HostileHeadsAreRefusedOrAnsweredOnce) {
+  TrainingMetrics metrics({"pets", "ml", 0, ""});
+  metrics.OnStep(1.5, 64, 0.2, 0.0);
+  std::unique_ptr<MetricsServer> server;
+  ASSERT_TRUE(MetricsServer::Start(
+                  "127.0.0.1", 0,
+                  {metrics.registry(), std::make_shared<ProcessCollector>(metrics.labels())},
+                  &server)
+                  .ok());
+  std::string output;
+  EXPECT_EQ(testing::RunHostileRequests(server->port(), {"/metrics"}, &output), 0) << output;
 }
 
 TEST(MetricsServerTest, BusyPortIsUnavailable) {
