@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,9 +26,13 @@ class Subprocess {
   // Everything the process wrote so far.
   std::string Output() const;
 
+  // Its peak resident memory (the kernel's ru_maxrss), once Wait() has reaped it; 0 before.
+  int64_t peak_rss_bytes() const { return peak_rss_bytes_; }
+
  private:
   pid_t pid_ = -1;
   std::string output_path_;
+  int64_t peak_rss_bytes_ = 0;
 };
 
 // Runs to completion; *output receives stdout and stderr.
