@@ -49,7 +49,7 @@ bool Add(const std::string& raw, size_t max_names, NameList* out) {
 // The reader's error `st` about the file at `path`: a record over the reader's bounds stays a
 // usage error (InvalidArgument), a damaged one is Corruption.
 Status InFile(const std::string& path, const Status& st) {
-  const std::string message = path + ": " + st.message();
+  const std::string message = "data file " + path + ": " + st.message();
   if (st.code() == Status::Code::kInvalidArgument) return Status::InvalidArgument(message);
   return Status::Corruption(message);
 }

@@ -114,7 +114,7 @@ TEST(HostileInputTest, ACsvRecordOfCommasIsRefusedAtTheFieldBound) {
   std::ofstream(csv) << "Animal's Name\n" << std::string(size_t{16} << 20, ',') << "\n";
   ASSERT_EQ(std::system(("gzip '" + csv + "'").c_str()), 0);
   ExpectRefused(RunUntilEnd({"train", "--data", csv + ".gz", "--epochs", "1"}), 2,
-                csv + ".gz: line 2: a record of more than 1024 fields");
+                "data file " + csv + ".gz: line 2: a record of more than 1024 fields");
 }
 
 // A rank log is never larger than the writer's bounds (log_cap.h); a planted 3 GiB sparse file
