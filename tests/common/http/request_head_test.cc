@@ -9,8 +9,6 @@
 namespace petname {
 namespace {
 
-using std::string_literals::operator""s;
-
 constexpr size_t kMaxBytes = 8192;
 constexpr size_t kMaxHeaders = 4;
 
@@ -71,7 +69,8 @@ TEST(ScreenRequestHead, RefusesMalformedHeaderLines) {
         "GET / HTTP/1.1\r\nR(a)nge: x\r\n\r\n"}) {
     EXPECT_EQ(Screen(head).status, 400) << head;
   }
-  EXPECT_EQ(Screen("GET / HTTP/1.1\r\nA: b\0c\r\n\r\n"s).reason,
+  const char nul[] = "GET / HTTP/1.1\r\nA: b\0c\r\n\r\n";
+  EXPECT_EQ(Screen(std::string(nul, sizeof(nul) - 1)).reason,
             "a header value holds a control character");
   EXPECT_EQ(Screen("GET / HTTP/1.1\r\nA: b\x7f\r\n\r\n").status, 400);
 }
