@@ -24,11 +24,11 @@
 //   their own, so they never wait behind the other paths' handlers, however slow; their
 //   handlers must be quick.
 // - Every head is held to HTTP/1.1's grammar before cpp-httplib reads it (request_head.h): a
-//   line that does not end in CRLF (a bare LF or CR anywhere), a folded line, a space before a
-//   header's colon, a control character are refused (400) as soon as they arrive; cpp-httplib
-//   then sees only the request line, none of the client's headers: no byte ranges, no
-//   compression, each answer holds its body once, and a body over `max_body_bytes` is not sent
-//   (500 instead).
+//   line that does not end in CRLF (a bare LF or CR anywhere) is refused (400) as soon as it
+//   arrives, a folded line, a space before a header's colon or a control character once the
+//   head is complete; cpp-httplib then sees only the request line, none of the client's
+//   headers: no byte ranges, no compression, each answer holds its body once, and a body over
+//   `max_body_bytes` is not sent (500 instead).
 // Requests are refused for a head over `max_head_bytes` (400), more than `max_headers` headers
 // (431), a body (413: any Content-Length but 0, any Transfer-Encoding; the body is never read),
 // a method other than GET and HEAD (405).
