@@ -13,8 +13,9 @@
 #   folder of scripts/cuda-libs, which holds them.
 #
 # Sets TORCH_LIBRARIES, TORCH_INCLUDE_DIRS, for CUDA builds TORCH_CUDA_LIBRARIES, and
-# PETNAME_HAVE_GLOO when the LibTorch's own headers include Gloo's (Debian's do; the wheel's do
-# not, although its library has the backend). The Torch target's USE_C10D_* definitions say
+# PETNAME_HAVE_GLOO when gloo headers for this LibTorch are found: its own (Debian's) or, for the
+# wheel, which has the backend in its library but ships no gloo headers, those of
+# PETNAME_GLOO_HEADERS (scripts/gloo-headers: the Gloo commit the wheel was built with). The Torch target's USE_C10D_* definitions say
 # how LibTorch was built, not which headers it ships, so the project uses names of its own.
 option(PETNAME_TORCH_WHEEL_CUDA "With PETNAME_TORCH_WHEEL: also compile and link the CUDA path" OFF)
 set(PETNAME_TORCH_WHEEL "" CACHE PATH "torch/ folder of an unpacked PyTorch wheel (see above)")
@@ -42,8 +43,12 @@ function(petname_torch_pch)
   endforeach()
 endfunction()
 
+set(PETNAME_GLOO_HEADERS "" CACHE PATH
+    "Wheel builds: the gloo headers of the Gloo commit the wheel's LibTorch was built with (scripts/gloo-headers)")
 function(petname_detect_gloo)
-  find_path(PETNAME_GLOO_INCLUDE_DIR gloo/algorithm.h PATHS ${TORCH_INCLUDE_DIRS} NO_DEFAULT_PATH)
+  unset(PETNAME_GLOO_INCLUDE_DIR CACHE)  # searched again at each configure: the headers may go
+  find_path(PETNAME_GLOO_INCLUDE_DIR gloo/algorithm.h PATHS ${TORCH_INCLUDE_DIRS} ${PETNAME_GLOO_HEADERS}
+            NO_DEFAULT_PATH)
   if(PETNAME_GLOO_INCLUDE_DIR)
     set(PETNAME_HAVE_GLOO ON PARENT_SCOPE)
   endif()

@@ -27,10 +27,11 @@ source "$ROOT/tests/support/ports.sh"
 OP_PID=""
 
 finish() {
+  local rc=$?
   stop_operator
   "$ROOT/tests/cluster/down.sh" "$DIR" 2>/dev/null || true
-  if ((FAILED == 0)); then rm -rf "$DIR"; else echo "cluster dir kept for inspection: $DIR" >&2; fi
-  checks_summary && exit 0
+  if ((rc == 0 && FAILED == 0)); then rm -rf "$DIR"; else echo "cluster dir kept for inspection: $DIR" >&2; fi
+  checks_finish "$rc" && exit 0
   exit 1
 }
 trap finish EXIT
@@ -104,16 +105,11 @@ team_a_only() {
     cannot list petnametrainingjobs.petname.dev -n default
 }
 
-if [[ ! -x $OPERATOR ]]; then
-  not_ok "petname-operator not built at $OPERATOR"
-  exit 1
-fi
-if ! "$ROOT/tests/cluster/up.sh" "$DIR" >/dev/null 2>"$DIR/up.err"; then
-  not_ok "control plane did not start (see $DIR/*.log)"
-  exit 1
-fi
+checks_plan 53
+setup "petname-operator built at $OPERATOR" test -x "$OPERATOR"
+setup "control plane (up.sh; logs in $DIR)" "$ROOT/tests/cluster/up.sh" "$DIR"
 
-check "helm install (cluster scope, leader election)" "$HELM" --kubeconfig "$DIR/kubeconfig" \
+setup "helm install (cluster scope, leader election)" "$HELM" --kubeconfig "$DIR/kubeconfig" \
   install rel "$ROOT/charts/petname-operator" --namespace "$NS" --create-namespace \
   --set leaderElection.enabled=true
 check "CRDs established" k wait --for condition=established --timeout 60s \
@@ -169,9 +165,9 @@ lease_held() { [[ -n $(k -n "$NS" get lease petname-operator -o jsonpath='{.spec
 check "the operator holds the Lease" eventually 30 lease_held
 # examples/kueue-*.yaml hold Kueue's kinds: its CRDs (tests/cluster/build.sh --kueue caches them).
 [[ -d $PETNAME_KUEUE_DIR/crds ]] || "$ROOT/tests/cluster/build.sh" --kueue >/dev/null
-check "Kueue $KUEUE_VERSION's CRDs installed" k apply --server-side -f "$PETNAME_KUEUE_DIR/crds/"
+setup "Kueue $KUEUE_VERSION's CRDs installed" k apply --server-side -f "$PETNAME_KUEUE_DIR/crds/"
 check "every example accepted by the apiserver (dry run)" k -n default apply --dry-run=server --validate=strict -f "$ROOT/examples/"
-check "example cpu-job accepted" k -n default apply -f "$ROOT/examples/cpu-job.yaml"
+setup "example cpu-job applied" k -n default apply -f "$ROOT/examples/cpu-job.yaml"
 check "cpu-job turned into 2 rank pods" eventually 60 has_pods default cpu-job 2
 check "cpu-job has its headless Service" eventually 30 k -n default get service cpu-job
 check "cpu-job status written" eventually 30 has_phase
@@ -185,8 +181,8 @@ token_not_logged() {
 check "bearer token never logged (trace level)" token_not_logged
 stop_operator
 
-k create namespace team-a >/dev/null
-check "helm upgrade to namespace scope, kueue.enabled" "$HELM" --kubeconfig "$DIR/kubeconfig" upgrade rel \
+setup "namespace team-a" k create namespace team-a
+setup "helm upgrade to namespace scope, kueue.enabled" "$HELM" --kubeconfig "$DIR/kubeconfig" upgrade rel \
   "$ROOT/charts/petname-operator" --namespace "$NS" --set scope=namespace,watchNamespace=team-a \
   --set kueue.enabled=true --reuse-values
 check "ClusterRole gone" eventually 30 no_clusterrole
@@ -213,9 +209,10 @@ check "RBAC (kueue.enabled): read-only ResourceFlavors and WorkloadPriorityClass
 check "RBAC (kueue.enabled): no ClusterQueue writes" eval '! sar update kueue.x-k8s.io clusterqueues ""'
 sa_kubeconfig
 check "operator ready as the ServiceAccount (--namespace team-a)" start_operator --namespace team-a
-check "team-a job accepted" k -n team-a apply -f "$ROOT/examples/cpu-job.yaml"
+setup "team-a job applied" k -n team-a apply -f "$ROOT/examples/cpu-job.yaml"
 check "team-a job turned into 2 rank pods" eventually 60 has_pods team-a cpu-job 2
 check "namespaced operator log free of 403s" no_forbidden
 stop_operator
-check "helm uninstall" "$HELM" --kubeconfig "$DIR/kubeconfig" uninstall rel --namespace "$NS"
+setup "helm uninstall" "$HELM" --kubeconfig "$DIR/kubeconfig" uninstall rel --namespace "$NS"
 check "CRD kept after uninstall" k get crd petnametrainingjobs.petname.dev
+checks_done

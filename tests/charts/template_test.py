@@ -8,7 +8,9 @@ values.schema.json and values.yaml.
 
 Prints one `ok -`/`not ok -` line per check and `N passed, N failed` last; exit 1 on a failure.
 """
+import atexit
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -79,7 +81,23 @@ KUEUE_CLUSTER_RULES = [
 LEASE_RULES = [{"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
                 "verbs": ["get", "create", "update"]}]
 
-passed = failed = 0
+passed = failed = planned = 0
+finished = False
+
+
+@atexit.register
+def _stopped_early():
+    """An exit before the summary line (sys.exit, os._exit aside) fails the suite."""
+    if not finished:
+        print(f"not ok - the suite exited before its last line\n{passed} passed, {failed + 1} failed")
+        sys.stdout.flush()
+        os._exit(1)
+
+
+def checks_plan(n):
+    """The suite runs n more checks (docs/testing.md counts the plan: tests/lint/testing_counts.py)."""
+    global planned
+    planned += n
 
 
 def check(name, cond, detail=""):
@@ -444,6 +462,7 @@ def test_service_account_off():
     check("existing ServiceAccount used", pod["serviceAccountName"] == "existing")
 
 
+checks_plan(85)
 for test in [test_lint_and_crds, test_defaults, test_namespace_scope, test_leader_election,
              test_kueue, test_monitoring, test_pod_monitor, test_helm_test_hook, test_readme_values,
              test_schema_rejects, test_network_policy, test_service_account_off]:
@@ -451,5 +470,8 @@ for test in [test_lint_and_crds, test_defaults, test_namespace_scope, test_leade
         test()
     except Exception as e:  # a rendering failure is one failed check, not a crash
         check(test.__name__, False, str(e))
+if not failed and passed < planned:
+    check(f"{passed} checks ran, {planned} planned", False)
 print(f"{passed} passed, {failed} failed")
+finished = True
 sys.exit(1 if failed else 0)

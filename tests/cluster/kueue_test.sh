@@ -20,7 +20,8 @@
 #   tests/cluster/kueue_test.sh
 #
 # Needs root (kueue-up.sh) and tests/cluster/build.sh --kueue (run by kueue-up.sh when missing);
-# exits 77 (skipped) when not root. Last line: `N passed, N failed`. The cluster dir (logs) is kept
+# exits 77 (skipped) when not root. Last line: `N passed, N failed`; it fails unless every step
+# ran and its planned checks passed (tests/lib/checks.sh). The cluster dir (logs) is kept
 # when something failed, or always with PETNAME_KEEP_CLUSTER_DIR=1.
 set -euo pipefail
 
@@ -41,13 +42,14 @@ source "$ROOT/tests/support/kueue.sh"
 NS=kueue-test
 
 finish() {
+  local rc=$?
   "$HERE/down.sh" "$DIR" 2>/dev/null || true
-  if ((FAILED == 0)) && [[ -z ${PETNAME_KEEP_CLUSTER_DIR:-} ]]; then
+  if ((rc == 0 && FAILED == 0)) && [[ -z ${PETNAME_KEEP_CLUSTER_DIR:-} ]]; then
     rm -rf "$DIR"
   else
     echo "cluster dir kept for inspection: $DIR" >&2
   fi
-  checks_summary && exit 0
+  checks_finish "$rc" && exit 0
   exit 1
 }
 trap finish EXIT
@@ -123,16 +125,14 @@ print(json.dumps({"metadata": {"resourceVersion": w["metadata"]["resourceVersion
   k -n "$NS" patch workload "$1" --subresource status --type merge -p "$patch"
 }
 
-if ! "$HERE/up.sh" "$DIR" >/dev/null 2>"$DIR/up.err"; then
-  not_ok "control plane did not start (see $DIR/*.log)"
-  exit 1
-fi
-check "kueue-up.sh: Kueue ready, its webhooks answer" "$HERE/kueue-up.sh" "$DIR"
+checks_plan 26
+setup "control plane (up.sh; logs in $DIR)" "$HERE/up.sh" "$DIR"
+setup "kueue-up.sh: Kueue ready, its webhooks answer" "$HERE/kueue-up.sh" "$DIR"
 stamped() { grep -q "\"gitVersion\":\"$KUEUE_VERSION\"" "$DIR/kueue.log"; }
 check "Kueue reports version $KUEUE_VERSION" stamped
-check "namespace $NS" k create namespace "$NS"
+setup "namespace $NS" k create namespace "$NS"
 
-k apply -f - >>"$CHECKS_LOG" 2>&1 <<YAML
+setup "ResourceFlavor, ClusterQueue one-cpu, LocalQueue team" k apply -f - <<YAML
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata: {name: default-flavor}
@@ -145,23 +145,23 @@ cq_active() { [[ $(k get clusterqueue one-cpu -o jsonpath='{.status.conditions[?
 check "ClusterQueue one-cpu Active" eventually 30 cq_active
 
 # ---- quota ----------------------------------------------------------------------------------------
-check "Workload first (1 cpu) created" workload first team 1 1
+setup "Workload first (1 cpu)" workload first team 1 1
 check "first: QuotaReserved=True and Admitted=True" eventually 30 admitted first
 check "first: podSetAssignments [main, count 1, cpu default-flavor, usage 1]" has_assignment first "main 1 default-flavor 1"
 show first admitted
-check "Workload second (1 cpu) created" workload second team 1 1
+setup "Workload second (1 cpu)" workload second team 1 1
 check "second: pending (QuotaReserved=False reason Pending, no admission)" eventually 30 pending second
 check "second: Admitted not True" eval '! is second Admitted True/Admitted'
 show second pending
-check "delete first" k -n "$NS" delete workload first
+setup "delete first" k -n "$NS" delete workload first
 check "second admitted once first is gone" eventually 30 admitted second
 show second admitted
-check "delete second" k -n "$NS" delete workload second
+setup "delete second" k -n "$NS" delete workload second
 
 # ---- partial admission (PartialAdmission feature gate, on) ------------------------------------------
-check "Workload partial (3 x 500m, minCount 1) created" workload partial team 500m 3 1
+setup "Workload partial (3 x 500m, minCount 1)" workload partial team 500m 3 1
 check "partial: admitted with count 2 (1 cpu)" eventually 30 has_assignment partial "main 2 default-flavor 1"
-check "delete partial" k -n "$NS" delete workload partial
+setup "delete partial" k -n "$NS" delete workload partial
 
 # ---- finishing and deactivating -------------------------------------------------------------------
 # finish NAME: what the operator writes when the job ends (Finished=True, reason Succeeded)
@@ -177,19 +177,21 @@ print(json.dumps({"metadata": {"resourceVersion": w["metadata"]["resourceVersion
                   "status": {"conditions": conds}}))')
   k -n "$NS" patch workload "$1" --subresource status --type merge -p "$patch"
 }
-check "Workload done (1 cpu) created and admitted" eval 'workload done team 1 1 && eventually 30 admitted done'
-check "Workload next (1 cpu) created and pending" eval 'workload next team 1 1 && eventually 30 pending next'
-check "done: Finished=True reason Succeeded written" finish_workload done
+setup "Workload done (1 cpu)" workload done team 1 1
+check "done admitted" eventually 30 admitted done
+setup "Workload next (1 cpu)" workload next team 1 1
+check "next pending" eventually 30 pending next
+setup "done: Finished=True reason Succeeded written" finish_workload done
 check "next admitted: a finished Workload's quota is released" eventually 30 admitted next
 show done finished
-check "next: spec.active=false" k -n "$NS" patch workload next --type merge -p '{"spec":{"active":false}}'
+setup "next: spec.active=false" k -n "$NS" patch workload next --type merge -p '{"spec":{"active":false}}'
 check "next: Evicted=True reason Deactivated" eventually 30 is next Evicted True/Deactivated
 check "next: keeps its quota until its job controller releases it" eval 'admitted next && ! no_admission next'
 show next deactivated
-check "delete done and next" k -n "$NS" delete workload done next
+setup "delete done and next" k -n "$NS" delete workload done next
 
 # ---- preemption within a ClusterQueue -------------------------------------------------------------
-k apply -f - >>"$CHECKS_LOG" 2>&1 <<YAML
+setup "priority classes, ClusterQueue preempting, LocalQueue prio" k apply -f - <<YAML
 $(kueue_priority_class low 100)
 ---
 $(kueue_priority_class high 1000)
@@ -203,21 +205,21 @@ no_priority_refused() {
     grep -q 'priority should not be nil when priorityClassRef is set' "$DIR/nopriority.out"
 }
 check "priorityClassRef without spec.priority refused (the CRD's CEL rule)" no_priority_refused
-check "Workload low (priority 100) created" workload low prio 1 1 "" low 100
+setup "Workload low (priority 100)" workload low prio 1 1 "" low 100
 check "low admitted" eventually 30 admitted low
-check "Workload high (priority 1000) created" workload high prio 1 1 "" high 1000
+setup "Workload high (priority 1000)" workload high prio 1 1 "" high 1000
 check "low: Evicted=True reason Preempted" eventually 30 is low Evicted True/Preempted
 check "low: Preempted=True reason InClusterQueue" is low Preempted True/InClusterQueue
 check "low: keeps its quota until its job controller releases it" eval 'admitted low && ! no_admission low'
 check "high: pending while low holds the quota" pending high
 show low evicted
 show high "waiting for the preemption"
-check "release low's quota (what the operator does after stopping the pods)" release_quota low
+setup "release low's quota (what the operator does after stopping the pods)" release_quota low
 check "high admitted" eventually 30 admitted high
 check "low pending again, Requeued=True reason Preempted" eval 'pending low && is low Requeued True/Preempted'
 show low requeued
 show high admitted
-check "delete high" k -n "$NS" delete workload high
+setup "delete high" k -n "$NS" delete workload high
 check "low admitted again" eventually 30 admitted low
 check "low: Evicted and Preempted reset to False reason QuotaReserved" \
   eval 'is low Evicted False/QuotaReserved && is low Preempted False/QuotaReserved'
@@ -227,7 +229,7 @@ show low "admitted again"
 # (by its command line: a stopped kueue may stay a zombie for a moment, reparented to init)
 kueue_gone() { ! pgrep -f -- "--config $DIR/kueue/config.yaml" >/dev/null; }
 check "Kueue running before down.sh" eval '! kueue_gone'
-check "down.sh" "$HERE/down.sh" "$DIR"
+setup "down.sh" "$HERE/down.sh" "$DIR"
 check "Kueue stopped by down.sh" kueue_gone
 # Kubernetes 1.30 lacks nothing Kueue v0.17 needs but ProvisioningRequests (cluster-autoscaler's API),
 # whose admission check it skips with one error line at start. Read up to down.sh's stop: a
@@ -237,3 +239,4 @@ unexpected_errors() {
     grep -v 'Provisioning Requests not supported' || true
 }
 check "kueue.log: no error but the ProvisioningRequest skip" eval '[[ -z $(unexpected_errors) ]]'
+checks_done

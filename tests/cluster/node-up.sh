@@ -21,8 +21,9 @@
 #   petname-node), PETNAME_CLUSTER_TIMEOUT (seconds per readiness step, default 120),
 #   PETNAME_CLUSTER_OWNER_PID (as for up.sh: a watchdog runs down.sh DIR when that process is gone).
 # Exit status: 0 ready; 3 a node daemon (containerd, CoreDNS, kube-scheduler, kubelet, kube-proxy)
-#   exited or never became ready on this machine (its last log lines are printed; the stderr line
-#   "[cluster/node-up] NODE-UNAVAILABLE: NAME ...: <its last error line>" says why); 1 any other failure.
+#   exited on this machine: it cannot run here (its last log lines are printed; the stderr line
+#   "[cluster/node-up] NODE-UNAVAILABLE: NAME ...: <its last error line>" says why); 1 any other
+#   failure, among them a daemon that runs but does not become ready within the timeout.
 # Appends to DIR/cluster.env: PETNAME_NODE_NAME, PETNAME_NODE_ADDRESS, PETNAME_POD_CIDR,
 #   PETNAME_CONTAINERD_SOCK, PETNAME_NODE_DIR. Writes DIR/node/ (configs, state, logs, pid files).
 set -euo pipefail
@@ -99,13 +100,18 @@ node_daemon_failed() {
   exit 3
 }
 
-# wait_for NAME DESCRIPTION CMD...: polls CMD until it succeeds; NAME dying or the timeout is fatal.
+# wait_for NAME DESCRIPTION CMD...: polls CMD until it succeeds. NAME dying means it cannot run
+# here (exit 3); NAME running but not ready in time is a failure of the node (exit 1).
 wait_for() {
   local name=$1 what=$2 rc=0
   shift 2
   poll_daemon "$NODE_DIR" "$name" "$TIMEOUT" "$@" || rc=$?
   ((rc != 1)) || node_daemon_failed "$name" "exited while waiting for $what"
-  ((rc != 2)) || node_daemon_failed "$name" "timed out after ${TIMEOUT}s waiting for $what"
+  if ((rc == 2)); then
+    log "---- last 30 lines of $NODE_DIR/$name.log ----"
+    tail -n 30 "$NODE_DIR/$name.log" >&2 || true
+    die "$name: timed out after ${TIMEOUT}s waiting for $what"
+  fi
 }
 
 # Ports of the node's daemons: scheduler, kubelet (on the bridge address), kubelet health,

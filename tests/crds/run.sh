@@ -10,7 +10,8 @@
 # is rejected by the server with a message containing its `# expect: <substring>` line (through
 # `kubectl apply --validate=strict` and through a raw POST with ?fieldValidation=Strict), pruning of unknown
 # fields, the status subresource and the printer columns.
-# Uses the cached kubectl (tests/cluster/env.sh). Last line: `N passed, N failed`; exit 1 if any failed.
+# Uses the cached kubectl (tests/cluster/env.sh). Last line: `N passed, N failed`; exit 1 when a check
+# failed, the run stopped early or fewer checks passed than planned (tests/lib/checks.sh).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -27,17 +28,20 @@ NS="crd-test-$$-$RANDOM"
 API="/apis/petname.dev/v1alpha1/namespaces/$NS/petnametrainingjobs"
 SWEEP_API="/apis/petname.dev/v1alpha1/namespaces/$NS/petnametrainingsweeps"
 TMP=$(mktemp -d)
-PASS=0
-FAIL=0
+# shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
+source "$ROOT/tests/lib/checks.sh"
+checks_plan 51
+checks_plan_files 1 "$HERE/valid" '*.yaml'
+checks_plan_files 2 "$HERE/invalid" '*.yaml'
 
 k() { "$KUBECTL" --kubeconfig "$KC" "$@"; }
-pass() { PASS=$((PASS + 1)); echo "ok - $1"; }
+pass() { ok "$1"; }
+# fail NAME [DETAIL]: a failed check, with the first 20 lines of DETAIL as `# ` lines
 fail() {
-  FAIL=$((FAIL + 1))
-  echo "not ok - $1"
+  not_ok "$1"
   [[ -z ${2:-} ]] || printf '%s\n' "$2" | sed -n '1,20s/^/    # /p'
 }
-# check NAME CMD...: passes when CMD succeeds
+# check NAME CMD...: passes when CMD succeeds (its output shown when it fails)
 check() {
   local name=$1 out
   shift
@@ -49,14 +53,18 @@ retry() {
   shift
   until "$@"; do ((SECONDS < deadline)) || return 1; sleep 1; done
 }
-cleanup() {
+finish() {
+  local rc=$?
   k delete namespace "$NS" --wait=false --ignore-not-found >/dev/null 2>&1 || true
   rm -rf "$TMP"
+  checks_finish "$rc" && exit 0
+  exit 1
 }
-trap cleanup EXIT
+trap finish EXIT
+trap 'exit 130' INT TERM
 
 # ---- the CRD itself ---------------------------------------------------------------------------
-check "apply CRD" k apply -f "$CRD"
+setup "apply CRD" k apply -f "$CRD"
 # crd_condition NAME CONDITION: True. (kubectl wait fails at once, instead of waiting, while a
 # just-created CRD has no status.conditions yet: "accessor error: <nil> is of the type <nil>".)
 crd_condition() {
@@ -64,7 +72,7 @@ crd_condition() {
 }
 check "CRD Established" retry 60 crd_condition petnametrainingjobs.petname.dev Established
 check "CRD NamesAccepted" retry 60 crd_condition petnametrainingjobs.petname.dev NamesAccepted
-check "apply sweep CRD" k apply -f "$SWEEP_CRD"
+setup "apply sweep CRD" k apply -f "$SWEEP_CRD"
 check "sweep CRD Established" retry 60 crd_condition petnametrainingsweeps.petname.dev Established
 # explain_ok: the descriptions, read with kubectl's line wrapping undone
 explain_ok() {
@@ -95,7 +103,7 @@ if grep -q "Not settable" <<<"$out"; then
   pass "kubectl explain says restartPolicy is the operator's"; else
   fail "kubectl explain says restartPolicy is the operator's" "$out"; fi
 
-check "create namespace $NS" k create namespace "$NS"
+setup "create namespace $NS" k create namespace "$NS"
 
 # ---- the example and its defaults ---------------------------------------------------------------
 check "apply example cpu-job (--validate=strict)" k apply --validate=strict -n "$NS" -f "$EXAMPLE"
@@ -216,7 +224,4 @@ has_cpu_job() {
 check "short name pntj" has_cpu_job get pntj
 check "category petname" has_cpu_job get petname
 check "category all" has_cpu_job get all
-cleanup
-trap - EXIT
-echo "$PASS passed, $FAIL failed"
-((FAIL == 0))
+checks_done

@@ -51,10 +51,12 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/petname-cuda-image-test.XXXXXX")
 CHECKS_LOG=$TMP/checks.log
 source "$ROOT/tests/lib/checks.sh"
 finish() {
-  if ((FAILED == 0)); then rm -rf "$TMP"; else echo "logs kept in $TMP" >&2; fi
-  checks_summary && exit 0
+  local rc=$?
+  if ((rc == 0 && FAILED == 0)); then rm -rf "$TMP"; else echo "logs kept in $TMP" >&2; fi
+  checks_finish "$rc" && exit 0
   exit 1
 }
+checks_plan 8
 trap finish EXIT
 trap 'exit 130' INT TERM
 
@@ -136,3 +138,4 @@ exported() {
 }
 check "the exported rootfs runs petname --version through its own dynamic loader" exported
 rm -rf "$TMP/rootfs"
+checks_done

@@ -48,10 +48,11 @@ CHECKS_LOG=$TMP/checks.log
 source "$ROOT/tests/lib/checks.sh"
 
 finish() {
+  local rc=$?
   podman rm -f -t 0 "$RANK0" "$RANK1" >/dev/null 2>&1 || true
   podman network rm -f "$NET" >/dev/null 2>&1 || true
-  if ((FAILED == 0)); then rm -rf "$TMP"; else echo "logs kept in $TMP" >&2; fi
-  checks_summary && exit 0
+  if ((rc == 0 && FAILED == 0)); then rm -rf "$TMP"; else echo "logs kept in $TMP" >&2; fi
+  checks_finish "$rc" && exit 0
   exit 1
 }
 trap finish EXIT
@@ -63,13 +64,13 @@ BASE=$("$ROOT/docker/build.sh" base 2>"$TMP/base.err") ||
 podman run --rm --network none "$BASE" true 2>"$TMP/probe.err" ||
   fail "podman cannot run a container: $(last_line "$TMP/probe.err")"
 
+checks_plan 13
 if ! "$ROOT/docker/build.sh" --binaries "$BIN_DIR" operator trainer >"$TMP/images" 2>"$TMP/build.err"; then
   cat "$TMP/build.err" >&2
-  not_ok "docker/build.sh --binaries $BIN_DIR operator trainer"
+  not_ok "setup: docker/build.sh --binaries $BIN_DIR operator trainer"
   exit 1
 fi
 cat "$TMP/build.err"
-ok "docker/build.sh --binaries $BIN_DIR operator trainer"
 OPERATOR=$(sed -n 1p "$TMP/images")
 TRAINER=$(sed -n 2p "$TMP/images")
 
@@ -100,7 +101,7 @@ check "trainer runtime has no build tools or LibTorch headers" no_build_tools "$
 mkdir -p "$TMP/data" "$TMP/checkpoints"
 head -n 2001 "$CSV" >"$TMP/data/subset.csv"
 chmod 0777 "$TMP/checkpoints"
-podman network create "$NET" >/dev/null
+setup "podman network $NET" podman network create "$NET"
 rank() { # RANK NAME
   podman run -d --read-only --name "$2" --network "$NET" \
     -e MASTER_ADDR="$RANK0" -e MASTER_PORT=29500 -e WORLD_SIZE=2 -e RANK="$1" \
@@ -109,8 +110,8 @@ rank() { # RANK NAME
     "$TRAINER" train --data /data/subset.csv --epochs 1 --batch-size 256 --threads 1 \
     --checkpoint-dir /checkpoints >/dev/null
 }
-check "rank 0 container started" rank 0 "$RANK0"
-check "rank 1 container started" rank 1 "$RANK1"
+setup "rank 0 container started" rank 0 "$RANK0"
+setup "rank 1 container started" rank 1 "$RANK1"
 exited_zero() { [[ $(podman wait "$1") == 0 ]]; }
 check "rank 0 finished with exit 0" exited_zero "$RANK0"
 check "rank 1 finished with exit 0" exited_zero "$RANK1"
@@ -120,3 +121,4 @@ has_checkpoint() { [[ -s $TMP/checkpoints/latest ]] && [[ -f $TMP/checkpoints/$(
 check "checkpoint on the mounted host directory" has_checkpoint
 two_ranks() { grep -Eq '"world_size": *2' "$TMP/checkpoints/$(cat "$TMP/checkpoints/latest")/manifest.json"; }
 check "checkpoint written by a 2-rank job (manifest world_size 2)" two_ranks
+checks_done

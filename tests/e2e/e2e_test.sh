@@ -68,10 +68,14 @@
 #
 # Images: docker/build.sh --binaries BIN_DIR (as docker.smoke), imported into the node's containerd.
 # Exit 0 when every check passes, 1 when one fails, 77 (ctest SKIP_RETURN_CODE) only when the node
-# cannot start on this machine (not root, or node-up.sh exit 3: containerd/kubelet/... cannot run
-# here), with one `SKIP: ...` line saying why. Prints `N passed, N failed`, the time of each
-# scenario and the node's resource use (also in WORK/report.md). Everything it starts is stopped
-# on exit (the cluster also by its watchdog); WORK is kept when a check failed.
+# cannot start on this machine (not root, or node-up.sh exit 3: containerd/kubelet/... exited
+# here), with one `SKIP: ...` line saying why; a node that does not become ready in time fails.
+# Each scenario plans its checks (tests/lib/checks.sh): the run fails unless it reached its end,
+# no check failed and every planned check passed. A scenario stops at its first failed step
+# (`stop`: the rest depends on it) and the next one starts; a command that fails outside a check
+# stops the whole run, naming the command. Prints `N passed, N failed`, the time of each scenario
+# and the node's resource use (also in WORK/report.md). Everything it starts is stopped on exit
+# (the cluster also by its watchdog); WORK is kept when a check failed.
 # Env: E2E_MAX_NAMES (default 3000), E2E_EPOCHS (default 6), E2E_BATCH (default 256), sizes of
 # each job (small enough for < 2 min per scenario on 2 cores, big enough to be killed mid-training);
 # E2E_SCENARIOS (default "1 2 3 4 5 6 7 8 9 10 13 12 11"): the scenarios to run after scenario 1, which installs
@@ -110,13 +114,13 @@ declare -A SCENARIO_SECONDS=()
 
 log() { printf '[e2e] %s\n' "$*" >&2; }
 finish() {
-  local pid
+  local rc=$? pid
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   if [[ -f $CLUSTER/kubeconfig ]] && declare -F report >/dev/null; then report; fi
   "$ROOT/tests/cluster/down.sh" "$CLUSTER" >&2 || true
-  if ((FAILED == 0)); then rm -rf "$WORK"; else echo "logs kept in $WORK" >&2; fi
-  checks_summary && exit 0
+  if ((rc == 0 && FAILED == 0)); then rm -rf "$WORK"; else echo "logs kept in $WORK" >&2; fi
+  checks_finish "$rc" && exit 0
   exit 1
 }
 trap finish EXIT
@@ -125,15 +129,27 @@ export PETNAME_CLUSTER_OWNER_PID=$$
 
 k() { "$KUBECTL" --kubeconfig "$CLUSTER/kubeconfig" "$@"; }
 kn() { k -n "$NS" "$@"; }
-# step NAME SECONDS CMD...: a check that the rest of the scenario depends on (eventually true)
+# A scenario stops at its first failed step: `stop MESSAGE` (a failed check) sets STOP, and the
+# scenario then returns 0, as do the helpers it calls (its caller: `helper; if ((STOP)); then
+# return 0; fi`). A non-zero status is left to commands that failed outside a check: under
+# `set -e` they end the run (checks_finish names the command).
+STOP=0
+stop() { not_ok "$1"; STOP=1; }
+# step NAME SECONDS CMD...: a check that the rest of the scenario depends on (eventually true);
+# on failure it stops the scenario (`step ... || return 0`)
 step() {
   local name=$1 secs=$2
   shift 2
-  if eventually "$secs" "$@"; then ok "$name"; else not_ok "$name"; return 1; fi
+  if eventually "$secs" "$@"; then ok "$name"; else stop "$name"; return 1; fi
 }
 
 # ---- images and the node ---------------------------------------------------------------------
-mapfile -t TAGS < <("$ROOT/docker/build.sh" --binaries "$BIN_DIR" operator trainer)
+if ! "$ROOT/docker/build.sh" --binaries "$BIN_DIR" operator trainer >"$WORK/images" 2>"$WORK/images.log"; then
+  cat "$WORK/images.log" >&2
+  not_ok "setup: docker/build.sh --binaries $BIN_DIR operator trainer"
+  exit 1
+fi
+mapfile -t TAGS <"$WORK/images"
 OPERATOR_IMAGE=${TAGS[0]:?docker/build.sh printed no operator image}
 TRAINER_IMAGE=${TAGS[1]:?docker/build.sh printed no trainer image}
 # One node per machine (node-up.sh owns a fixed bridge and cgroup): a second e2e run, e.g. from
@@ -155,11 +171,11 @@ if ((rc == 3)); then
 fi
 if ((rc != 0)); then
   cat "$WORK/node-up.log" >&2
-  not_ok "node-up.sh (exit $rc)"
+  not_ok "setup: single-node cluster (node-up.sh exit $rc)"
   exit 1
 fi
 SCENARIO_SECONDS[node-up]=$((SECONDS - T0))
-ok "single-node cluster up (node-up.sh)"
+log "single-node cluster up (node-up.sh)"
 # shellcheck source=/dev/null
 source "$CLUSTER/cluster.env"
 CTR=(ctr --address "$PETNAME_CONTAINERD_SOCK" --namespace k8s.io)
@@ -273,11 +289,70 @@ spec:
 ${4:-}
 YAML
 }
-# train_until_checkpoint JOB: creates JOB and waits for its first checkpoint (world size 2: both
-# ranks trained epoch 1), the moment scenarios 2 and 3 strike
+# ---- holding a job's ranks still --------------------------------------------------------------
+# The scenarios that strike a job mid-training (a kill, a restart, a preemption) act while its
+# rank containers are paused (containerd's pause: the cgroup freezer). What they read of its
+# progress then cannot change before they act, and the job cannot end first: the verdict does
+# not depend on the machine's speed.
+# rank_tasks JOB: the containerd task ids of JOB's rank containers that have started
+rank_tasks() {
+  kn get pods -l "petname.dev/job-name=$1" \
+    -o jsonpath='{range .items[*]}{.status.containerStatuses[0].containerID}{"\n"}{end}' |
+    sed -n 's|^containerd://||p'
+}
+# hold JOB N: pauses JOB's rank containers, all N of them or none
+hold() {
+  local ids id
+  mapfile -t ids < <(rank_tasks "$1")
+  ((${#ids[@]} == $2)) || return 1
+  for id in "${ids[@]}"; do
+    "${CTR[@]}" tasks pause "$id" >>"$CHECKS_LOG" 2>&1 || { release "$1"; return 1; }
+  done
+}
+# release JOB: resumes JOB's paused rank containers
+release() {
+  local id
+  for id in $(rank_tasks "$1"); do "${CTR[@]}" tasks resume "$id" >>"$CHECKS_LOG" 2>&1 || true; done
+}
+# held_at JOB EPOCH [N]: holds JOB's N (default 2) rank containers once its newest checkpoint is
+# of EPOCH or later; until then leaves them running and fails (`step` polls it)
+held_at() {
+  hold "$1" "${3:-2}" || return 1
+  if (($(latest_epoch "$1") >= $2)); then return 0; fi
+  release "$1"
+  return 1
+}
+# term_pending JOB: each rank container's first process has a SIGTERM pending, sent while it was
+# held (the kubelet stopping its pod); /proc/PID/status ShdPnd, bit 15
+term_pending() {
+  local id pid mask
+  for id in $(rank_tasks "$1"); do
+    pid=$("${CTR[@]}" tasks ls | awk -v id="$id" '$1 == id {print $2}')
+    mask=$(awk '/^ShdPnd:/ {print $2}' "/proc/$pid/status") || return 1
+    (((0x$mask >> 14) & 1)) || return 1
+  done
+}
+# strike JOB AT NAME CMD...: JOB's ranks held at the checkpoint of epoch AT, runs CMD when that is
+# before the last epoch, releases them and reports NAME: ok, or a stop (`strike ... || return 0`)
+strike() {
+  local job=$1 at=$2 name=$3
+  shift 3
+  if ((at < EPOCHS)) && "$@" >>"$CHECKS_LOG" 2>&1; then
+    release "$job"
+    ok "$name (after epoch $at of $EPOCHS, the ranks held)"
+    return 0
+  fi
+  release "$job"
+  stop "$name (mid-training: checkpoint epoch $at of $EPOCHS)"
+  return 1
+}
+# train_until_checkpoint JOB: creates JOB and holds its ranks once its first checkpoint is written
+# (world size 2: both ranks trained epoch 1), the moment scenarios 2, 3 and 6 strike; the caller
+# releases them
 train_until_checkpoint() {
   create_job "$1"
-  step "first checkpoint of $1 written (both ranks trained epoch 1)" 180 checkpointed "$1"
+  step "first checkpoint of $1 written (both ranks trained epoch 1), its ranks held" 180 held_at "$1" 1 ||
+    return 0
 }
 job_field() { kn get pntj "$1" -o jsonpath="$2"; }
 phase_is() { [[ $(job_field "$1" '{.status.phase}') == "$2" ]]; }
@@ -350,20 +425,21 @@ source "$ROOT/tests/e2e/pods_scenario.sh"
 # ---- scenario 1: helm install, a 2-rank job to Succeeded ---------------------------------------
 scenario_1() {
   local job=pets t0=$SECONDS
+  checks_plan 11
   log "scenario 1: helm install, a 2-rank job to Succeeded"
   step "helm install charts/petname-operator" 120 "$HELM" --kubeconfig "$CLUSTER/kubeconfig" \
     upgrade --install petname "$ROOT/charts/petname-operator" -n "$OP_NS" --create-namespace \
     --set "image.repository=${OPERATOR_IMAGE%:*}" --set "image.tag=${OPERATOR_IMAGE##*:}" \
     --set image.pullPolicy=Never --set operator.logLevel=debug \
-    --set 'operator.extraArgs={--progress-interval=2s}' || return 1
-  step "operator pod Ready (it reached the API server through the kubernetes Service)" 120 operator_ready || return 1
+    --set 'operator.extraArgs={--progress-interval=2s}' || return 0
+  step "operator pod Ready (it reached the API server through the kubernetes Service)" 120 operator_ready || return 0
   check "helm test: the test Pod got 200 from /healthz and /readyz through the operator's Service" \
     "$HELM" --kubeconfig "$CLUSTER/kubeconfig" test petname -n "$OP_NS" --timeout 180s --logs
   k create namespace "$NS" >/dev/null
   eventually 60 kn get serviceaccount default || true
   prometheus_start
   create_job "$job"
-  step "rank pods Running" 120 both_running "$job" || return 1
+  step "rank pods Running" 120 both_running "$job" || return 0
   check "Prometheus targets: the 2 rank pods' IPs" publish_targets "$job" 2
   local progress=0 deadline=$((SECONDS + 240)) phase=""
   local epoch
@@ -375,7 +451,7 @@ scenario_1() {
     sleep 1
   done
   save_logs "$job"
-  if [[ $phase == Succeeded ]]; then ok "job Succeeded"; else not_ok "job Succeeded (phase: $phase)"; return 1; fi
+  if [[ $phase == Succeeded ]]; then ok "job Succeeded"; else stop "job Succeeded (phase: $phase)"; return 0; fi
   SCENARIO_SECONDS[1-install-train]=$((SECONDS - t0))
   if ((progress >= 1)); then ok "status.progress.epoch filled while Running (saw $progress)"; else not_ok "status.progress.epoch filled while Running"; fi
   check "rank 1 resolved and reached rank 0 (world size 2 in the checkpoint)" \
@@ -389,17 +465,16 @@ scenario_1() {
 # ---- scenario 2: kill rank 1's container mid-training -----------------------------------------
 scenario_2() {
   local job=killrank t0=$SECONDS
+  checks_plan 13
   log "scenario 2: kill rank 1's container mid-training"
-  train_until_checkpoint "$job" || return 1
+  train_until_checkpoint "$job"
+  if ((STOP)); then return 0; fi
   local id at
   id=$(kn get pod "$job-rank-1" -o jsonpath='{.status.containerStatuses[0].containerID}')
   at=$(latest_epoch "$job")
-  if ((at >= EPOCHS)) || ! "${CTR[@]}" tasks kill -s SIGKILL "${id#containerd://}" >>"$CHECKS_LOG" 2>&1; then
-    not_ok "killed rank 1 mid-training (checkpoint epoch $at of $EPOCHS, container ${id:-none})"
-    return 1
-  fi
-  ok "killed rank 1's container (SIGKILL) after epoch $at of $EPOCHS"
-  step "job Succeeded after the gang restart" 300 phase_is "$job" Succeeded || { save_logs "$job"; return 1; }
+  strike "$job" "$at" "killed rank 1's container ${id#containerd://} (SIGKILL)" \
+    "${CTR[@]}" tasks kill -s SIGKILL "${id#containerd://}" || return 0
+  step "job Succeeded after the gang restart" 300 phase_is "$job" Succeeded || { save_logs "$job"; return 0; }
   SCENARIO_SECONDS[2-kill-rank]=$((SECONDS - t0))
   save_logs "$job"
   check_resumed_after_restart "$job" "$at"
@@ -443,17 +518,16 @@ check_kept_logs() {
 # ---- scenario 3: kill the operator pod mid-training -------------------------------------------
 scenario_3() {
   local job=killop t0=$SECONDS
+  checks_plan 7
   log "scenario 3: kill the operator pod mid-training"
-  train_until_checkpoint "$job" || return 1
-  local uids old
+  train_until_checkpoint "$job"
+  if ((STOP)); then return 0; fi
+  local uids old at
   uids=$(kn get pods -l "petname.dev/job-name=$job" -o jsonpath='{.items[*].metadata.uid}')
   old=$(operator_pods | head -n 1)
-  if (($(latest_epoch "$job") >= EPOCHS)) ||
-    ! k -n "$OP_NS" delete pod "$old" --grace-period=0 --force >>"$CHECKS_LOG" 2>&1; then
-    not_ok "deleted the operator pod mid-training"
-    return 1
-  fi
-  ok "deleted the operator pod $old (grace 0) after epoch $(latest_epoch "$job") of $EPOCHS"
+  at=$(latest_epoch "$job")
+  strike "$job" "$at" "deleted the operator pod $old (grace 0)" \
+    k -n "$OP_NS" delete pod "$old" --grace-period=0 --force || return 0
   # Until the job is done: never more than 2 rank pods, the same 2.
   local most=0 n phase=""
   local deadline=$((SECONDS + 300))
@@ -477,23 +551,27 @@ scenario_3() {
 # ---- scenario 4: delete a job (scenario 1's, its Succeeded pods are kept) ----------------------
 scenario_4() {
   local job=pets t0=$SECONDS
+  checks_plan 2
   log "scenario 4: delete a job"
   no_pods() { [[ -z $(kn get pods -l "petname.dev/job-name=$job" -o name) ]]; }
   no_service() { ! kn get service "$job" >/dev/null 2>&1; }
-  no_pods && { not_ok "job $job has pods to delete"; return 1; }
-  kn get service "$job" >/dev/null || { not_ok "job $job has a Service"; return 1; }
+  if no_pods; then stop "job $job has pods to delete"; return 0; fi
+  kn get service "$job" >/dev/null || { stop "job $job has a Service"; return 0; }
   kn delete pntj "$job" --wait=false >/dev/null
   check "pods garbage-collected" eventually 120 no_pods
   check "Service garbage-collected" eventually 120 no_service
   SCENARIO_SECONDS[4-delete]=$((SECONDS - t0))
 }
 
-# Each scenario reports its own checks; 2-4 need the operator that 1 installs.
-scenario_1 || true
+# Each scenario plans and reports its own checks; 2-4 need the operator that 1 installs.
+scenario_1
 if eventually 5 operator_ready; then
   for n in $SCENARIOS; do
-    ((n > 1)) && { "scenario_$n" || true; }
+    ((n > 1)) || continue
+    STOP=0
+    "scenario_$n"
   done
 else
   not_ok "scenarios $SCENARIOS: no Ready operator after scenario 1"
 fi
+checks_done

@@ -16,7 +16,7 @@ scrape_configs:
   - job_name: petname-ranks
     file_sd_configs: [{files: ['$WORK/targets/*.json'], refresh_interval: 1s}]
 EOF
-  check "prometheus config" promtool check config "$WORK/prometheus.yml"
+  setup "prometheus config" promtool check config "$WORK/prometheus.yml"
   # (dies with this script, also on SIGKILL, e.g. a ctest timeout; the cluster has its watchdog)
   setpriv --pdeathsig KILL -- prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
     --web.listen-address="127.0.0.1:$port" >"$WORK/prometheus.log" 2>&1 &

@@ -15,22 +15,24 @@ ROOT=$(cd "$HERE/../.." && pwd)
 source "$ROOT/tests/cluster/env.sh"
 
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/petname-katib-test.XXXXXX")
-PASS=0
-FAIL=0
+CHECKS_LOG=$DIR/checks.log
+# shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
+source "$ROOT/tests/lib/checks.sh"
 finish() {
   local rc=$?
   "$ROOT/tests/cluster/down.sh" "$DIR" 2>/dev/null || true
-  if ((rc == 0 && FAIL == 0)); then rm -rf "$DIR"; else echo "cluster dir kept: $DIR" >&2; fi
-  echo "$PASS passed, $FAIL failed"
-  ((rc == 0 && FAIL == 0))
+  if ((rc == 0 && FAILED == 0)); then rm -rf "$DIR"; else echo "cluster dir kept: $DIR" >&2; fi
+  checks_finish "$rc" && exit 0
+  exit 1
 }
 trap finish EXIT
 export PETNAME_CLUSTER_OWNER_PID=$$
 trap 'exit 130' INT TERM
+checks_plan 2
 
 k() { "$KUBECTL" --kubeconfig "$DIR/kubeconfig" "$@"; }
 result() { # NAME OK OUTPUT
-  if (($2)); then PASS=$((PASS + 1)) && echo "ok - $1"; else FAIL=$((FAIL + 1)) && echo "not ok - $1" && sed 's/^/    # /' <<<"$3"; fi
+  if (($2)); then ok "$1"; else not_ok "$1" && sed 's/^/    # /' <<<"$3"; fi
 }
 
 # The trial jobs Katib would create: the template with values (numbers as YAML text), then the
@@ -62,15 +64,14 @@ for out, quote in (("job.yaml", ""), ("job-string.yaml", '"')):
     open(f"{sys.argv[2]}/{out}", "w").write(yaml.safe_dump(job))
 PY
 
-if ! "$ROOT/tests/cluster/up.sh" "$DIR" >/dev/null; then
-  echo "not ok - control plane did not start (see $DIR/*.log)"
-  exit 1
-fi
-k apply --server-side -f "$ROOT/crds/" >/dev/null
-k wait --for condition=established --timeout 60s crd/petnametrainingjobs.petname.dev >/dev/null
+setup "control plane (up.sh; logs in $DIR)" "$ROOT/tests/cluster/up.sh" "$DIR"
+setup "the CRDs" k apply --server-side -f "$ROOT/crds/"
+setup "the job CRD established" k wait --for condition=established --timeout 60s \
+  crd/petnametrainingjobs.petname.dev
 
 out=$(k apply --dry-run=server --validate=strict -f "$DIR/job.yaml" 2>&1) && ok=1 || ok=0
 result "the documented trial template, values filled in as Katib does, is a valid job" "$ok" "$out"
 out=$(k apply --dry-run=server --validate=strict -f "$DIR/job-string.yaml" 2>&1) && ok=0 || ok=1
 [[ $out == *"must be of type number"* ]] || ok=0
 result "a parameter substituted as a string (inline trialSpec) is refused" "$ok" "$out"
+checks_done

@@ -1,18 +1,11 @@
 #include "trainer/distributed/communicator.h"
 
-#include <netdb.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <torch/version.h>
-#include <unistd.h>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <thread>
 
 #ifdef PETNAME_WITH_GLOO
@@ -24,6 +17,8 @@
 
 #include "common/backoff.h"
 #include "trainer/distributed/peer_check.h"
+#include "trainer/distributed/sealed_store.h"
+#include "trainer/distributed/store_server.h"
 
 namespace petname::dist {
 namespace {
@@ -39,65 +34,43 @@ using GroupBase = c10d::ProcessGroup;
 using Clock = std::chrono::steady_clock;
 using Millis = std::chrono::milliseconds;
 
-// Empty when something accepts TCP connections at host:port, else why not. Checked before
-// c10d connects, because c10d logs every failed attempt on its own.
-std::string ProbeMaster(const std::string& host, int port) {
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* result = nullptr;
-  int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &result);
-  if (rc != 0) return gai_strerror(rc);
-  std::string error = "no address";
-  for (addrinfo* a = result; a != nullptr; a = a->ai_next) {
-    int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
-    if (fd < 0) continue;
-    int err = connect(fd, a->ai_addr, a->ai_addrlen) == 0 ? 0 : errno;
-    if (err == EINPROGRESS) {
-      pollfd p{fd, POLLOUT, 0};
-      socklen_t len = sizeof err;
-      err = poll(&p, 1, 2000) == 1 ? (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len), err)
-                                   : ETIMEDOUT;
-    }
-    close(fd);
-    error = err == 0 ? "" : std::strerror(err);
-    if (err == 0) break;
-  }
-  freeaddrinfo(result);
-  return error;
-}
-
 std::string Seconds(Millis d) { return std::to_string(d.count() / 1000.0).substr(0, 5) + " s"; }
 
-// Rank 0 hosts the store; the others connect to it, retrying until the deadline.
-Status ConnectStore(const RankConfig& rank, Millis timeout,
-                    c10::intrusive_ptr<c10d::TCPStore>* out) {
+// Rank 0 hosts the store (*server); every rank connects to it, retrying until the deadline.
+Status ConnectStore(const RankConfig& rank, const CommOptions& options,
+                    std::unique_ptr<StoreServer>* server, c10::intrusive_ptr<SealedStore>* out) {
   const std::string where = rank.master_addr + ":" + std::to_string(rank.master_port);
   const auto start = Clock::now();
-  const auto deadline = start + timeout;
+  const auto deadline = start + options.rendezvous_timeout;
+  if (rank.rank == 0) {
+    StoreServerOptions server_options;
+    server_options.secret = options.secret;
+    server_options.port = rank.master_port;
+    const auto world = static_cast<size_t>(rank.world_size);
+    server_options.max_bytes = (16 + world) * store::kMaxValueBytes;
+    server_options.max_connections = 64 + 8 * world;
+    // The local ranks of one pod or machine share an address and may all shake hands at once.
+    server_options.max_handshaking = 64 + 2 * world;
+    server_options.max_per_peer = 8 + world;
+    server_options.log = [](const std::string& line) {
+      std::fprintf(stderr, "petname: warning: %s\n", line.c_str());
+    };
+    Status st = StoreServer::Start(server_options, server);
+    if (!st.ok()) {
+      return Status::Unavailable("rendezvous: cannot host the store on " + where + ": " +
+                                 st.message());
+    }
+  }
   Backoff backoff(Millis(100), Millis(5000));
-  std::string last_error;
+  Status last;
   for (;;) {
-    Millis left = std::chrono::duration_cast<Millis>(deadline - Clock::now());
-    if (rank.rank != 0) last_error = ProbeMaster(rank.master_addr, rank.master_port);
-    if (last_error.empty()) {
-      c10d::TCPStoreOptions options;
-      options.port = static_cast<uint16_t>(rank.master_port);
-      options.isServer = rank.rank == 0;
-      options.numWorkers = rank.world_size;
-      options.waitWorkers = false;
-      options.timeout = std::max(Millis(1), std::min(left, Millis(10000)));
-      try {
-        *out = c10::make_intrusive<c10d::TCPStore>(rank.master_addr, options);
-        (*out)->setTimeout(timeout);
-        return Status::Ok();
-      } catch (const std::exception& e) {
-        last_error = e.what();
-        last_error = last_error.substr(0, last_error.find('\n'));
-        if (rank.rank == 0) {
-          return Status::Unavailable("rendezvous: cannot host the store on " + where + ": " +
-                                     last_error);
-        }
-      }
+    const auto attempt = std::min(deadline, Clock::now() + Millis(10000));
+    last = SealedStore::Connect(rank.master_addr, rank.master_port, options.secret,
+                                options.rendezvous_timeout, attempt, out);
+    if (last.ok()) return last;
+    if (last.code() == Status::Code::kFailedPrecondition) {
+      return Status::FailedPrecondition("rendezvous: rank " + std::to_string(rank.rank) + ": " +
+                                        last.message());
     }
     Millis delay = backoff.Next(std::chrono::duration_cast<Millis>(deadline - Clock::now()));
     if (delay <= Millis(0)) break;
@@ -105,7 +78,20 @@ Status ConnectStore(const RankConfig& rank, Millis timeout,
   }
   return Status::Unavailable("rendezvous: master " + where + " not reachable after waiting " +
                              Seconds(std::chrono::duration_cast<Millis>(Clock::now() - start)) +
-                             " (" + last_error + ")");
+                             " (" + last.message() + ")");
+}
+
+// A failure of rank 0's rendezvous, with what its store refused (a stranger that did not prove
+// the secret may be why the others never checked in).
+Status WithRefusals(const Status& st, const StoreServer* server) {
+  const StoreRefusals refused = server != nullptr ? server->refusals() : StoreRefusals{};
+  if (st.ok() || refused.count == 0) return st;
+  const std::string message =
+      st.message() + "; the store refused " + std::to_string(refused.count) +
+      (refused.count == 1 ? " connection" : " connections") + ", the last from " +
+      refused.last_peer + " (" + refused.last_why + ")";
+  return st.code() == Status::Code::kFailedPrecondition ? Status::FailedPrecondition(message)
+                                                        : Status::Unavailable(message);
 }
 
 // peer_check.h's protocol over the store. Store failures (a peer that never publishes, rank 0
@@ -194,6 +180,7 @@ std::string FirstLine(const std::exception& e) {
 }  // namespace
 
 struct Communicator::Group {
+  std::unique_ptr<StoreServer> server;  // rank 0's; destroyed after everything that uses it
   std::chrono::milliseconds collective_timeout{0};
   c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<GroupBase> group;
@@ -236,9 +223,10 @@ Status Communicator::Connect(const RankConfig& rank, const CommOptions& options,
   if (rank.world_size == 1) {
     group->store = c10::make_intrusive<c10d::HashStore>();
   } else {
-    c10::intrusive_ptr<c10d::TCPStore> store;
-    PETNAME_RETURN_IF_ERROR(ConnectStore(rank, options.rendezvous_timeout, &store));
-    PETNAME_RETURN_IF_ERROR(CheckPeers(*store, rank, options));
+    c10::intrusive_ptr<SealedStore> store;
+    Status st = ConnectStore(rank, options, &group->server, &store);
+    if (st.ok()) st = CheckPeers(*store, rank, options);
+    PETNAME_RETURN_IF_ERROR(WithRefusals(st, group->server.get()));
     group->store = store;
   }
   try {
@@ -253,7 +241,9 @@ Status Communicator::Connect(const RankConfig& rank, const CommOptions& options,
     }
 #endif
   } catch (const std::exception& e) {
-    return Status::Unavailable("rendezvous: process group did not form: " + FirstLine(e));
+    return WithRefusals(
+        Status::Unavailable("rendezvous: process group did not form: " + FirstLine(e)),
+        group->server.get());
   }
   out->reset(new Communicator(rank.rank, rank.world_size, std::move(group)));
   return Status::Ok();

@@ -1,7 +1,7 @@
-// The process group of a data-parallel job: rendezvous through a TCPStore hosted by rank 0,
-// then Gloo (builds whose LibTorch ships gloo headers) or NCCL (CUDA builds) collectives. This
-// header and communicator.cc are the only places that know c10d; everything else sees tensors and
-// Status.
+// The process group of a data-parallel job: rendezvous through the sealed store hosted by rank 0
+// (store_server.h; every rank reaches it through sealed_store.h), then Gloo (builds whose
+// LibTorch ships gloo headers) or NCCL (CUDA builds) collectives. This header and
+// communicator.cc are the only places that know c10d; everything else sees tensors and Status.
 //
 // Contract:
 //  - Connect() blocks until all world_size ranks have joined. A worker whose master does
@@ -10,16 +10,14 @@
 //    store, no port and no peers; every collective is then the identity. NCCL forms a
 //    group at every world size (one rank: an in-memory store), so one GPU runs the same
 //    collectives as many.
+//  - Every rank proves `secret` to the store, and the store to it, before it reads or writes a
+//    key; the peer check, Gloo's and NCCL's bootstrap all go through that store. A rank the store
+//    refuses (another secret) fails at once with kFailedPrecondition, one line. A connection
+//    that does not prove the secret never reaches a key: rank 0 warns naming its address, and if
+//    the rendezvous then fails, its error names the last address refused.
 //  - Before the process group forms, the ranks check each other (peer_check.h): a rank whose
-//    settings differ, or whose entry is not signed with `secret`, makes every rank fail with
-//    kFailedPrecondition (one line naming the setting or the secret).
-//  - A backend this build lacks is refused with kInvalidArgument (CheckBackendBuilt).
-//  - Collectives must be called in the same order on every rank. A collective whose peer
-//    died or stalls fails within collective_timeout (kUnavailable, naming the timeout and the
-//    flag --collective-timeout) instead of hanging. On NCCL, a timed-out collective's
-//    communicators are aborted by NCCL's watchdog (TORCH_NCCL_ASYNC_ERROR_HANDLING=2 unless
-//    set), not the process.
-//  - Tensors passed in must be dense and contiguous, on the group's device.
+//    settings differ makes every rank fail with kFailedPrecondition (one line naming the
+//    setting).
 #pragma once
 
 #include <torch/torch.h>

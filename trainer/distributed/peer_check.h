@@ -17,11 +17,12 @@
 // MACs that cover the nonce it made itself for this attempt, a challenge nobody else chose: so a
 // process without the secret cannot publish an entry that verifies, nor replay one recorded from
 // another rank, run, attempt or restart (the secret outlives gang restarts; the nonces do not),
-// whatever it writes into the unauthenticated store. The published settings are authenticated,
-// so a mismatch names the differing setting truthfully. With an empty secret (ranks started by
-// hand without one) the settings are still compared but anyone can forge them; the lead rank
-// warns (communicator.cc). Not covered: the keys the Gloo/NCCL bootstrap exchanges in the same
-// store after the check, and who can reach the store's port at all.
+// whatever it writes into the store. The published settings are authenticated, so a mismatch
+// names the differing setting truthfully. With an empty secret (ranks started by hand without
+// one) the settings are still compared but anyone can forge them; the lead rank warns
+// (communicator.cc). The store itself admits only connections that proved the secret
+// (store_protocol.h), so with a secret a stranger never reaches these keys at all; this check
+// stays as a second line and for the settings.
 #pragma once
 
 #include <string>

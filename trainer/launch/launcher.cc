@@ -1,10 +1,7 @@
 #include "trainer/launch/launcher.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +13,7 @@
 
 #include "common/adaptive_threads.h"
 #include "trainer/launch/child.h"
+#include "trainer/launch/free_port.h"
 #include "trainer/launch/line_prefixer.h"
 
 namespace petname::launch {
@@ -156,23 +154,6 @@ std::vector<std::string> WithoutFlag(const std::vector<std::string>& args,
     }
   }
   return out;
-}
-
-int FreeTcpPort() {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return 0;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  close(fd);
-  return port;
 }
 
 int RunRanks(const LaunchOptions& options) {

@@ -35,15 +35,12 @@ struct LaunchOptions {
   int threads_per_rank = 0;
   bool adaptive_threads = false;  // threads_per_rank came from the CPU budget, not the user
   std::string master_addr = "127.0.0.1";
-  int master_port = 0;  // 0: a free port of this machine (one node only)
+  int master_port = 0;  // 0: a free port of this machine (one node only; free_port.h)
   std::string secret;   // the ranks' rendezvous secret (distributed/peer_check.h)
   std::chrono::milliseconds grace = std::chrono::seconds(10);
 };
 
 int RunRanks(const LaunchOptions& options);
-
-// A TCP port on 127.0.0.1 that was free a moment ago, or 0 on failure.
-int FreeTcpPort();
 
 // `args` without the option `flag` and its value ("--flag V" or "--flag=V").
 std::vector<std::string> WithoutFlag(const std::vector<std::string>& args, const std::string& flag);

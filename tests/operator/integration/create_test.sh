@@ -13,7 +13,9 @@ create_job rex 4 '  checkpoint: {claimName: rex-checkpoints, path: /ck}
   metrics: {port: 9500}'
 wait_until "4 pods of rex" 30 has_pods rex 4
 wait_until "service rex" 30 k get service rex
-sleep 1  # a settled operator must not add anything more
+# Proof that it saw its 4 pods (status.active), then idle: a settled operator adds nothing more.
+active_is() { [[ $(job_field "$1" '{.status.active}') == "$2" ]]; }
+processed "rex's status.active 4" 30 active_is rex 4
 [[ $(pod_count rex) == 4 ]] || fail "expected exactly 4 pods"
 [[ $(k get services -o json | jq '[.items[] | select(.metadata.labels["petname.dev/job-name"] == "rex")] | length') == 1 ]] ||
   fail "expected exactly 1 service"

@@ -57,7 +57,11 @@ log "leader: $first"
 
 create_job lj 3
 wait_until "3 pods" 30 has_pods lj 3
-sleep 2
+# Proof that both replicas processed the job: the leader is idle, and the standby's cache holds
+# the job with the status the leader wrote (petname_operator_jobs counts its cache).
+wait_until "the leader idle" 30 idle "${PORT[a]}"
+standby_has_lj() { [[ $(replica_metric b 'petname_operator_jobs{phase="Pending"}') == 1 ]]; }
+wait_until "the standby's cache holds lj, Pending as the leader wrote it" 30 standby_has_lj
 is_leader b && fail "two leaders"
 [[ $(replica_metric b petname_operator_reconcile_total) == 0 ]] || fail "the standby reconciled"
 (($(replica_metric a petname_operator_reconcile_total) > 0)) || fail "the leader did not reconcile"
@@ -78,7 +82,7 @@ old_uid=$(k get pod lj-rank-1 -o jsonpath='{.metadata.uid}')
 k delete pod lj-rank-1 --wait=false >/dev/null
 recreated() { u=$(k get pod lj-rank-1 -o jsonpath='{.metadata.uid}') && [[ $u != "$old_uid" ]]; }
 wait_until "pod recreated by the new leader" 30 recreated
-sleep 2
+wait_until "the new leader idle" 30 idle "${PORT[b]}"
 [[ $(pod_count lj) == 3 ]] || fail "pods duplicated after takeover"
 (($(replica_metric b petname_operator_reconcile_total) > 0)) || fail "the new leader idles"
 

@@ -67,6 +67,41 @@ metric_value() {
   echo "${v:-0}"
 }
 
+# ---- proof of processing ----------------------------------------------------------------------
+# An absence ("nothing more happened") is asserted only once the operator provably processed the
+# change: a status field, a condition or an Event that only a reconcile which saw the change
+# writes (`processed`), or a reconcile counted after a touch of the job (`touched`); and then the
+# operator is idle: no key ready or being processed in its work queues (keys that wait for a
+# requeue time, such as a restart backoff, do not count).
+# idle [PORT]: every workqueue_depth and workqueue_longest_running_processor_seconds series of
+# the operator on PORT (default: METRICS_PORT) is 0
+idle() {
+  curl -fsS "http://127.0.0.1:${1:-$METRICS_PORT}/metrics" | awk '
+    /^(workqueue_depth|workqueue_longest_running_processor_seconds)\{/ { n++; if ($2 != 0) busy = 1 }
+    END { exit !(n > 0 && !busy) }'
+}
+# processed WHAT SECONDS CMD...: waits for CMD, the proof that the operator processed the change,
+# then for the operator to be idle
+processed() {
+  local what=$1 secs=$2
+  shift 2
+  wait_until "$what" "$secs" "$@"
+  wait_until "the operator idle after: $what" "$secs" idle
+}
+# touched JOB: touches JOB (an annotation: a job event, no spec change) once the operator is idle
+# and waits until it ran a reconcile after the touch and is idle again
+touched() {
+  local before
+  wait_until "the operator idle" 30 idle
+  before=$(metric_value petname_operator_reconcile_total)
+  k annotate pntj "$1" "petname.test/touch=$RANDOM$RANDOM" --overwrite >/dev/null
+  reconciled_since() { (($(metric_value petname_operator_reconcile_total) > before)) && idle; }
+  wait_until "a reconcile after touching $1, then idle" 30 reconciled_since
+}
+# caught_up: a (re)started operator reconciled at least once and is idle: every job it listed at
+# its start has been reconciled from its synced caches
+caught_up() { (($(metric_value petname_operator_reconcile_total) > 0)) && idle; }
+
 # Commands run at exit, before the namespace goes (a test's helper processes, by PID, and
 # cluster-scoped objects it created).
 AT_EXIT=()

@@ -84,14 +84,13 @@ create_job slow 1 '  runPolicy: {restartBackoffSeconds: 300}'
 wait_until "slow pod" 30 has_pods slow 1
 fail_pod slow-rank-0 1 Error
 wait_until "slow Restarting" 20 phase_is slow Restarting
-wait_until "slow pods deleted" 20 has_pods slow 0
-sleep 2
+processed "slow pods deleted" 20 has_pods slow 0
 has_pods slow 0 || fail "ranks recreated before the restart backoff passed"
 phase_is slow Restarting || fail "slow must stay Restarting during its backoff"
 # The backoff is kept in status: a restarted operator neither recreates early nor counts twice.
 stop_operator
 start_operator
-sleep 2
+wait_until "the restarted operator caught up" 30 caught_up
 has_pods slow 0 || fail "a restarted operator recreated the ranks before the backoff passed"
 restarts_is slow 1 || fail "a restarted operator must not count the restart again"
 stop_operator

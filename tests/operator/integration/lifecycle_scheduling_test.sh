@@ -29,8 +29,7 @@ wait_until "PodsScheduled True" 20 cond_is stuck PodsScheduled True
 create_job gang 3 '  scheduling: {gang: {enabled: true, minAvailable: 2}}'
 wait_until "GangScheduling False" 20 cond_is gang GangScheduling False
 cond_reason_is gang GangScheduling GangSchedulingUnavailable || fail "reason $(cond gang GangScheduling reason)"
-wait_until "GangSchedulingUnavailable event" 20 has_event gang GangSchedulingUnavailable
-sleep 1
+processed "GangSchedulingUnavailable event" 20 has_event gang GangSchedulingUnavailable
 has_pods gang 0 || fail "no pods without their PodGroup"
 kill -0 "$OP_PID" || fail "operator exited"
 

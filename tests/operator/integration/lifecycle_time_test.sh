@@ -54,7 +54,7 @@ done
 wait_until "Running: the running rank deleted" 20 has_pods clean-running 1
 k get pod clean-running-rank-1 >/dev/null || fail "Running: the failed rank must stay"
 wait_until "All: every pod deleted" 20 has_pods clean-all 0
-sleep 1
+touched clean-none
 has_pods clean-none 2 || fail "None: both pods must stay"
 
 # Success after a run: Succeeded event.

@@ -14,7 +14,8 @@ wait_until "ok Created" 20 cond_is ok Created True
 [[ -n $(job_field ok '{.status.startTime}') ]] || fail "no startTime"
 
 set_phase ok-rank-0 Running
-sleep 1
+count_is() { [[ $(job_field "$1" "{.status.$2}") == "$3" ]]; }
+processed "ok's status.ready 1 (rank 0 Running seen)" 20 count_is ok ready 1
 phase_is ok Pending || fail "one of two ranks running must stay Pending"
 set_phase ok-rank-1 Running
 wait_until "ok Running" 20 phase_is ok Running
@@ -23,7 +24,7 @@ wait_until "ok Running condition" 20 cond_is ok Running True
 [[ $(job_field ok '{.status.observedGeneration}') == 1 ]] || fail "observedGeneration"
 
 set_phase ok-rank-1 Succeeded
-sleep 1
+processed "ok's status.succeeded 1 (rank 1 Succeeded seen)" 20 count_is ok succeeded 1
 phase_is ok Running || fail "one rank done must stay Running"
 set_phase ok-rank-0 Succeeded
 wait_until "ok Succeeded" 20 phase_is ok Succeeded
@@ -37,7 +38,7 @@ set_phase bad-rank-1 Failed
 wait_until "bad Failed" 20 phase_is bad Failed
 cond_is bad Failed True || fail "Failed condition"
 [[ $(job_field bad '{.status.failed}') == 1 ]] || fail "failed count"
-sleep 1
+touched bad
 [[ $(pod_count bad) == 2 ]] || fail "a failed job's pods are kept, not recreated"
 phase_is bad Failed || fail "Failed is final"
 stop_operator

@@ -32,7 +32,7 @@ recreated() {
 }
 wait_until "rex-rank-1 recreated" 30 recreated
 wait_until "taken-rank-1" 30 k get pod taken-rank-1
-sleep 1
+touched rex
 [[ $(pod_count rex) == 4 ]] || fail "rex should have 3 pods plus the stray one"
 [[ $(k get pod stray -o jsonpath='{.metadata.resourceVersion}') == "$stray_rv" ]] || fail "stray pod was modified"
 [[ $(k get pod taken-rank-0 -o jsonpath='{.metadata.resourceVersion}') == "$taken_rv" ]] ||

@@ -15,7 +15,7 @@ log "killed with $n_before of 12 pods created"
 
 start_operator
 wait_until "12 pods" 30 has_pods rex 12
-sleep 1
+wait_until "the restarted operator caught up" 30 caught_up
 [[ $(pod_count rex) == 12 ]] || fail "expected exactly 12 pods"
 after=$(job_pods rex | jq -r '.items[] | "\(.metadata.name) \(.metadata.uid)"' | sort)
 while read -r line; do

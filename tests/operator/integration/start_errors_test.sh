@@ -93,7 +93,9 @@ create_job stuck 1 '  runPolicy: {startErrorTimeoutSeconds: 1}'
 wait_until "stuck pod" 30 has_pods stuck 1
 unschedulable stuck-rank-0
 wait_until "stuck Unschedulable" 20 reason_is stuck Unschedulable
-sleep 3
+# Once its 1 s start-error timeout has passed, a reconcile (after a touch) still leaves it Pending.
+sleep 2
+touched stuck
 phase_is stuck Pending || fail "an Unschedulable job was $(job_field stuck '{.status.phase}')"
 
 # ---- a claim: persistent checkpoints, and the model's place once Succeeded ----------------------

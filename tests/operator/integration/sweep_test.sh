@@ -92,7 +92,7 @@ wait_until "status: 1 succeeded" 30 succeeded_is 1
 before=$(trials | jq -r '.items[] | "\(.metadata.name) \(.metadata.uid)"' | sort)
 stop_operator KILL
 start_operator
-sleep 2
+wait_until "the restarted operator caught up" 30 caught_up
 at_most_two
 [[ $(trial_count) == 3 ]] || fail "after the restart: $(trial_count) trial jobs, expected 3"
 after=$(trials | jq -r '.items[] | "\(.metadata.name) \(.metadata.uid)"' | sort)

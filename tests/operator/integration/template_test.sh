@@ -116,8 +116,7 @@ cond_reason_is porty Failed InvalidSpec || fail "porty: Failed reason $(cond por
 msg=$(cond porty Failed message)
 [[ $msg == *'spec.template.spec.containers["exporter"]: containerPort 9400 is a port of the trainer'* ]] ||
   fail "porty: message '$msg'"
-wait_until "InvalidSpec event on porty" 20 has_event porty InvalidSpec
-sleep 1
+processed "InvalidSpec event on porty" 20 has_event porty InvalidSpec
 [[ $(pod_count porty) == 0 ]] || fail "porty has pods"
 
 # Refused by the operator: a template trainer variable that spec.env also sets (the CRD checks

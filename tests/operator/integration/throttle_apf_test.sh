@@ -104,8 +104,7 @@ wait_until "2 pods" 60 has_pods thr 2
 wait_until "service thr" 30 k get service thr
 wait_until "thr Pending" 30 phase_is thr Pending
 run_all thr 2
-wait_until "thr Running" 30 phase_is thr Running
-sleep 1 # a settled operator must not add anything more
+processed "thr Running" 30 phase_is thr Running
 [[ $(pod_count thr) == 2 ]] || fail "expected exactly 2 pods"
 stop_operator
 log PASS

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -19,6 +18,7 @@
 #include "tests/trainer/cli/expect_run.h"
 #include "tests/trainer/cli/run_petname.h"
 #include "tests/trainer/launch/subprocess.h"
+#include "tests/trainer/launch/syscall_hold.h"
 
 namespace petname::testing {
 namespace {
@@ -169,43 +169,34 @@ TEST_F(HostileCheckpointFilesTest, SymlinkAsLatestIsReplacedNotFollowed) {
   EXPECT_EQ(line, "untouched");
 }
 
-// SIGTERM while `train --resume` reads a checkpoint root of many hostile epochs ends it with
-// 143 and the one stop line. The signal is sent once one of the process's open descriptors is
-// an epoch directory from the newer half of the root: it is then reading checkpoints, with
-// thousands still to read, so training cannot have started.
+// SIGTERM while `train --resume` reads a checkpoint root of hostile epochs ends it with 143 and
+// the one stop line. The process is held (SyscallHold) as it opens a file of a hostile epoch: it
+// is then reading the checkpoints, before training, and the signal lands there however fast the
+// machine is.
 TEST_F(HostileCheckpointFilesTest, SigtermWhileResumeReadsCheckpointsExits143) {
   const std::string root = CopyOfTrained("many");
-  constexpr int kEpochs = 20000;
-  for (int e = 2; e <= kEpochs + 1; ++e) {
-    char name[32];
-    std::snprintf(name, sizeof name, "epoch-%06d", e);
-    fs::create_directory(root + "/" + name);
-    ASSERT_EQ(::mkfifo((root + "/" + name + "/manifest.json").c_str(), 0600), 0);
+  for (const char* epoch : {"epoch-000005", "epoch-000006", "epoch-000007"}) {
+    Plant(root, epoch, "manifest.json", /*fifo=*/true);
   }
-  std::vector<std::string> args = Resume(root, 2);
+  std::vector<std::string> args = Resume(root, 3);
   args.insert(args.begin(), PETNAME_BIN);
-  Subprocess p(args, {});
-  const std::string fds = "/proc/" + std::to_string(p.pid()) + "/fd";
-  bool reading = false;
-  const auto give_up = std::chrono::steady_clock::now() + kLimit;
-  while (!reading && std::chrono::steady_clock::now() < give_up && fs::exists(fds)) {
-    std::error_code ec;
-    for (const auto& fd : fs::directory_iterator(fds, ec)) {
-      const std::string target = fs::read_symlink(fd.path(), ec).string();
-      if (target.rfind(root + "/epoch-01", 0) == 0 || target.rfind(root + "/epoch-02", 0) == 0) {
-        reading = true;
-      }
-    }
-  }
-  ASSERT_TRUE(reading) << "never saw the process read the checkpoints: " << p.Output();
+  Subprocess p(args, {}, Subprocess::Gated{});
+  SyscallHold hold(&p);
+  const std::string hostile = root + "/epoch-00000";
+  ASSERT_TRUE(hold.UntilOpen([&](const std::string& path, int) {
+    return path.rfind(hostile, 0) == 0 && path.rfind(root + "/epoch-000001", 0) != 0;
+  })) << hold.error()
+      << "\n"
+      << p.Output();
   ASSERT_EQ(::kill(p.pid(), SIGTERM), 0);
+  hold.Release();
   EXPECT_EQ(p.Wait(kLimit), 143) << p.Output();
   const std::string out = p.Output();
   const std::string stopped = "petname: error: stopped by SIGTERM before training started\n";
   EXPECT_EQ(Count(out, stopped), 1u) << out;
   ASSERT_GE(out.size(), stopped.size());
   EXPECT_EQ(out.substr(out.size() - stopped.size()), stopped) << "the last line";
-  EXPECT_FALSE(fs::exists(root + "/epoch-020002"));
+  EXPECT_FALSE(fs::exists(root + "/epoch-000002"));
 }
 
 // Under umask 0 every directory the trainer creates is 0700 and every file 0600: a checkpoint

@@ -1,17 +1,22 @@
 #include "tests/trainer/cli/run_petname.h"
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 
 #include "common/file_util.h"
 
 namespace petname::testing {
 
-RunResult RunPetname(const std::vector<std::string>& args) {
+namespace {
+
+RunResult Run(const std::vector<std::string>& args, bool unprivileged) {
   TempDir io;
   const std::string out_path = io.Join("out");
   const std::string err_path = io.Join("err");
@@ -29,6 +34,12 @@ RunResult RunPetname(const std::vector<std::string>& args) {
     int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(out, STDOUT_FILENO);
     ::dup2(err, STDERR_FILENO);
+    if (unprivileged &&
+        (::prctl(PR_CAPBSET_DROP, CAP_DAC_OVERRIDE) != 0 ||
+         ::prctl(PR_CAPBSET_DROP, CAP_DAC_READ_SEARCH) != 0) &&
+        errno != EPERM) {
+      ::_exit(126);
+    }
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
@@ -40,6 +51,12 @@ RunResult RunPetname(const std::vector<std::string>& args) {
   ReadFile(err_path, &r.err);
   return r;
 }
+
+}  // namespace
+
+RunResult RunPetname(const std::vector<std::string>& args) { return Run(args, false); }
+
+RunResult RunPetnameUnprivileged(const std::vector<std::string>& args) { return Run(args, true); }
 
 }  // namespace petname::testing
 

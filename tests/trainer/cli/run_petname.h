@@ -18,6 +18,11 @@ struct RunResult {
 
 RunResult RunPetname(const std::vector<std::string>& args);
 
+// RunPetname without the privilege of reading and writing files whatever their mode: the child
+// loses CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (dropped from its capability bounding set
+// before exec, so a root child does not regain them), and file modes apply to it as to any user.
+RunResult RunPetnameUnprivileged(const std::vector<std::string>& args);
+
 }  // namespace petname::testing
 
 namespace petname::testing {

@@ -8,12 +8,12 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <thread>
 
 #include "common/file_util.h"
 #include "tests/trainer/cli/expect_run.h"
 #include "tests/trainer/cli/run_petname.h"
 #include "tests/trainer/launch/subprocess.h"
+#include "tests/trainer/launch/syscall_hold.h"
 
 namespace petname::testing {
 namespace {
@@ -118,13 +118,18 @@ parameters:
   const std::string sweep_dir = dir.Join("runs");
   std::vector<std::string> argv = SweepArgs(config, sweep_dir, "1");
   argv.insert(argv.begin(), PETNAME_BIN);
-  Subprocess sweep(argv, {});
-  const std::string metrics = sweep_dir + "/sweep-000/metrics.jsonl";
-  for (int i = 0; i < 2400 && !std::filesystem::exists(metrics); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ASSERT_TRUE(std::filesystem::exists(metrics)) << sweep.Output();
+  Subprocess sweep(argv, {}, Subprocess::Gated{});
+  // The trial is held as it writes `latest` after its first checkpoint: SIGINT reaches the sweep
+  // while the trial has trained an epoch and has not finished, however fast the machine is.
+  SyscallHold hold(&sweep);
+  const std::string latest_tmp = sweep_dir + "/sweep-000/.latest.tmp-";
+  ASSERT_TRUE(hold.UntilOpen([&](const std::string& path, int) {
+    return path.rfind(latest_tmp, 0) == 0;
+  })) << hold.error()
+      << "\n"
+      << sweep.Output();
   ::kill(sweep.pid(), SIGINT);
+  hold.Release();
   EXPECT_EQ(sweep.Wait(), 1) << sweep.Output();
   EXPECT_NE(sweep.Output().find("petname: error: sweep interrupted"), std::string::npos)
       << sweep.Output();

@@ -13,7 +13,7 @@
 
 #include "tests/support/temp_dir.h"
 #include "tests/trainer/launch/subprocess.h"
-#include "trainer/launch/launcher.h"
+#include "trainer/launch/free_port.h"
 
 namespace petname {
 namespace {

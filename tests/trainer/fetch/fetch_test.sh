@@ -6,21 +6,28 @@
 # redirects. After every failure the output file must not exist and no
 # temporary file may be left beside it.
 # usage: fetch_test.sh PETNAME_BIN DATA_FILE
-set -uo pipefail
+set -euo pipefail
 petname=$1
 data=$2
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../../lib/checks.sh
 source "$here/../../lib/checks.sh"
+# shellcheck source=../../support/ports.sh
+source "$here/../../support/ports.sh"
 
 work=$(mktemp -d)
 pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done
+finish() {
+  local rc=$? pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   rm -rf "$work"
+  checks_finish "$rc" && exit 0
+  exit 1
 }
-trap cleanup EXIT
+trap finish EXIT
+trap 'exit 130' INT TERM
+checks_plan 53
 
 # A test CA and a server certificate for 127.0.0.1 and localhost signed by it; another CA that
 # signed nothing.
@@ -40,7 +47,7 @@ start_server() {
   python3 "$here/serve.py" "$data" "$@" >"$out" 2>>"$work/server.log" &
   pids+=($!)
   for _ in $(seq 100); do
-    port=$(head -n1 "$out" 2>/dev/null)
+    port=$(head -n1 "$out" 2>/dev/null || true)
     [[ -n $port ]] && return 0
     sleep 0.1
   done
@@ -56,8 +63,8 @@ zeros=$(printf '0%.0s' $(seq 64))
 
 # Runs petname fetch with the given arguments; sets $rc, $err (stderr).
 fetch() {
-  "$petname" fetch "$@" >"$work/stdout" 2>"$work/stderr"
-  rc=$?
+  rc=0
+  "$petname" fetch "$@" >"$work/stdout" 2>"$work/stderr" || rc=$?
   err=$(cat "$work/stderr")
 }
 # The output was not written and nothing is left beside it.
@@ -143,10 +150,10 @@ check "404: named, not retried" error_line "HTTP 404"
 check "404: no retry" bash -c '! grep -q "attempt 2" <<<"$1"' _ "$err"
 check "404: no output file" clean "$out"
 
-free_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+unused_port=$(free_port)
 out=$work/unreachable/data.csv
 mkdir -p "$work/unreachable"
-fetch --url "http://127.0.0.1:$free_port/data" --sha256 "$sum" --output "$out" --retries 2
+fetch --url "http://127.0.0.1:$unused_port/data" --sha256 "$sum" --output "$out" --retries 2
 check "unreachable port: exit 1" test "$rc" = 1
 check "unreachable port: host unreachable after 3 attempts" \
   error_line "host unreachable after 3 attempts"
@@ -191,4 +198,4 @@ check "short --sha256: exit 2" test "$rc" = 2
 fetch --url "http://127.0.0.1:$http_port/data" --output "$out"
 check "missing --sha256: exit 2" test "$rc" = 2
 
-checks_summary
+checks_done

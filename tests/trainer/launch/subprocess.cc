@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -15,6 +16,16 @@ namespace petname::testing {
 
 Subprocess::Subprocess(const std::vector<std::string>& argv,
                        const std::map<std::string, std::string>& env) {
+  Start(argv, env, /*gated=*/false);
+}
+
+Subprocess::Subprocess(const std::vector<std::string>& argv,
+                       const std::map<std::string, std::string>& env, Gated) {
+  Start(argv, env, /*gated=*/true);
+}
+
+void Subprocess::Start(const std::vector<std::string>& argv,
+                       const std::map<std::string, std::string>& env, bool gated) {
   char path[] = "/tmp/petname-subprocess-XXXXXX";
   int fd = mkstemp(path);
   output_path_ = path;
@@ -22,18 +33,35 @@ Subprocess::Subprocess(const std::vector<std::string>& argv,
   std::vector<char*> c_args;
   for (auto& a : args) c_args.push_back(a.data());
   c_args.push_back(nullptr);
+  int gate[2] = {-1, -1};
+  if (gated && pipe2(gate, O_CLOEXEC) != 0) gate[0] = gate[1] = -1;
   pid_ = fork();
   if (pid_ == 0) {
     for (const auto& [key, value] : env) setenv(key.c_str(), value.c_str(), 1);
     dup2(fd, STDOUT_FILENO);
     dup2(fd, STDERR_FILENO);
+    if (gate[0] >= 0) {
+      char byte = 0;
+      close(gate[1]);
+      while (read(gate[0], &byte, 1) < 0 && errno == EINTR) {
+      }
+    }
     execv(c_args[0], c_args.data());
     _exit(127);
   }
   close(fd);
+  if (gate[0] >= 0) close(gate[0]);
+  gate_ = gate[1];
+}
+
+void Subprocess::OpenGate() {
+  if (gate_ < 0) return;
+  close(gate_);  // the child's read returns 0: end of file
+  gate_ = -1;
 }
 
 Subprocess::~Subprocess() {
+  OpenGate();
   if (pid_ > 0) Wait(std::chrono::seconds(0));
   unlink(output_path_.c_str());
 }

@@ -1,7 +1,6 @@
 // The Katib metrics file's lines: string values, RFC 3339 timestamps, unmeasured values left
 // out; appends in place; a FIFO or a symbolic link at the path refused; the path check against
-// the checkpoint directory. Katib's own parser
-// reads a file the trainer wrote in tests/katib.
+// the checkpoint directory. Katib's own parser reads a file the trainer wrote in tests/katib.
 #include "trainer/metrics/katib_metrics_file.h"
 
 #include <fcntl.h>
