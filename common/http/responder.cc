@@ -13,17 +13,16 @@
 namespace petname {
 namespace {
 
-// A cpp-httplib Stream over a received head (at most `limit` bytes of it are read) that keeps
-// what is written.
+// A cpp-httplib Stream over a request head that keeps what is written.
 class HeadStream : public httplib::Stream {
  public:
-  HeadStream(const std::string& head, size_t limit, std::string ip, int port)
-      : head_(head), limit_(std::min(limit, head.size())), ip_(std::move(ip)), port_(port) {}
+  HeadStream(const std::string& head, std::string ip, int port)
+      : head_(head), ip_(std::move(ip)), port_(port) {}
 
-  bool is_readable() const override { return read_ < limit_; }
+  bool is_readable() const override { return read_ < head_.size(); }
   bool is_writable() const override { return true; }
   ssize_t read(char* ptr, size_t size) override {
-    const size_t n = std::min(size, limit_ - read_);
+    const size_t n = std::min(size, head_.size() - read_);
     if (n == 0) return -1;
     std::memcpy(ptr, head_.data() + read_, n);
     read_ += n;
@@ -47,7 +46,6 @@ class HeadStream : public httplib::Stream {
 
  private:
   const std::string& head_;
-  const size_t limit_;
   size_t read_ = 0;
   const std::string ip_;
   const int port_;
@@ -64,28 +62,29 @@ void Refuse(httplib::Response& res, int code, const char* body) {
   res.set_content(body, "text/plain; charset=utf-8");
 }
 
-// Refuses what a GET-only server has no use for before anything else of the request is read.
-httplib::Server::HandlerResponse Screen(const httplib::Request& req, httplib::Response& res,
-                                        size_t max_headers) {
-  using Handled = httplib::Server::HandlerResponse;
-  if (req.method != "GET" && req.method != "HEAD") {
-    res.set_header("Allow", "GET, HEAD");
-    Refuse(res, 405, "method not allowed\n");
-    return Handled::Handled;
+const char* ReasonPhrase(int status) {
+  switch (status) {
+    case 405:
+      return "Method Not Allowed";
+    case 413:
+      return "Payload Too Large";
+    case 431:
+      return "Request Header Fields Too Large";
+    default:
+      return "Bad Request";
   }
-  const bool body =
-      req.has_header("Transfer-Encoding") ||
-      (req.has_header("Content-Length") && req.get_header_value("Content-Length") != "0");
-  if (body) {
-    Refuse(res, 413, "a request body is not accepted\n");
-    return Handled::Handled;
-  }
-  // cpp-httplib adds REMOTE_ADDR, REMOTE_PORT, LOCAL_ADDR and LOCAL_PORT to the client's.
-  if (req.headers.size() > max_headers + 4) {
-    Refuse(res, 431, "too many request headers\n");
-    return Handled::Handled;
-  }
-  return Handled::Unhandled;
+}
+
+// The whole answer to a head the screen refused; it closes the connection.
+std::string RefusalAnswer(const HeadVerdict& verdict) {
+  const std::string body = verdict.reason + "\n";
+  std::string answer =
+      "HTTP/1.1 " + std::to_string(verdict.status) + " " + ReasonPhrase(verdict.status) + "\r\n";
+  if (verdict.status == 405) answer += "Allow: GET, HEAD\r\n";
+  answer += "Connection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " +
+            std::to_string(body.size()) + "\r\n\r\n";
+  if (!verdict.head) answer += body;
+  return answer;
 }
 
 }  // namespace
@@ -95,20 +94,22 @@ Responder::Responder(std::map<std::string, HttpServer::Handler> routes,
     : limits_(limits) {
   set_socket_options(ExclusivePort);
   set_payload_max_length(0);
-  set_pre_routing_handler(
-      [max_headers = limits.max_headers](const httplib::Request& req, httplib::Response& res) {
-        return Screen(req, res, max_headers);
-      });
   // Every path goes to one handler that looks it up exactly (cpp-httplib's patterns are regexes).
-  Get(".*", [routes = std::move(routes)](const httplib::Request& req, httplib::Response& res) {
+  Get(".*", [routes = std::move(routes), max_body = limits.max_body_bytes](
+                const httplib::Request& req, httplib::Response& res) {
     auto it = routes.find(req.path);
     if (it == routes.end()) {
       Refuse(res, 404, "not found\n");
       return;
     }
     HttpResponse r = it->second();
+    if (r.body.size() > max_body) {
+      Refuse(res, 500, "the answer is over the server's limit\n");
+      return;
+    }
     res.status = r.code;
-    res.set_content(r.body, r.content_type.c_str());
+    res.body = std::move(r.body);
+    res.set_header("Content-Type", r.content_type);
   });
 }
 
@@ -129,8 +130,9 @@ int Responder::PrepareListening() {
 }
 
 std::string Responder::Answer(const std::string& head, const std::string& peer_ip, int peer_port) {
-  const std::string filtered = WithoutRangeHeaders(head);
-  HeadStream stream(filtered, limits_.max_head_bytes, peer_ip, peer_port);
+  const HeadVerdict verdict = ScreenRequestHead(head, limits_.max_head_bytes, limits_.max_headers);
+  if (verdict.status != 0) return RefusalAnswer(verdict);
+  HeadStream stream(verdict.forwarded, peer_ip, peer_port);
   bool closed = true;
   process_request(stream, /*close_connection=*/true, closed, nullptr);
   return std::move(stream.written());

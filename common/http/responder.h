@@ -2,11 +2,12 @@
 // writing, run on a request head the server has already received and rendered into a string,
 // which the server then writes to the client itself. It owns the listening socket.
 //
-// Requests are refused for a head over `max_head_bytes` (400, or no answer when the request line
-// is not complete within it), more than `max_headers` headers (431), a body (413: any
-// Content-Length but 0, any Transfer-Encoding), a method other than GET and HEAD (405); other
-// paths than the routes' answer 404. Range and If-Range headers are dropped before cpp-httplib
-// reads the head (request_head.h), so every answer holds its body once at most.
+// Each head is first screened (request_head.h): a malformed one is refused with 400, one with
+// more than `max_headers` headers with 431, a body with 413, a method other than GET and HEAD
+// with 405, all rendered here; cpp-httplib reads only the request line of the others (no
+// header of the client's), routes it and renders the answer: 404 for other paths than the
+// routes', 500 for a body over `max_body_bytes`. So every answer holds its body once at most,
+// uncompressed.
 #pragma once
 
 #include <httplib.h>

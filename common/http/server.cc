@@ -114,9 +114,9 @@ bool HttpServer::Loop::Receive(Connection& c) {
     return true;
   }
   c.data.append(buf, static_cast<size_t>(got));
-  const size_t end = c.data.find("\r\n\r\n");
-  if (end == std::string::npos && c.data.size() <= limits.max_head_bytes) return false;
-  if (end != std::string::npos) c.data.resize(end + 4);  // a body is refused unread
+  const size_t length = RequestHeadLength(c.data);
+  if (length == 0 && c.data.size() <= limits.max_head_bytes) return false;
+  if (length != 0) c.data.resize(length);  // a body is refused unread
   const bool probe = probe_paths.count(RequestPath(c.data)) > 0;
   (probe ? probe_worker : workers).enqueue([this, c = std::move(c)]() mutable {
     c.data = responder->Answer(c.data, c.ip, c.port);

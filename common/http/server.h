@@ -23,12 +23,17 @@
 // - Requests for `probe_paths` (the kubelet's /healthz and /readyz) are rendered by a worker of
 //   their own, so they never wait behind the other paths' handlers, however slow; their
 //   handlers must be quick.
-// - Every answer holds its body once at most: Range and If-Range headers are dropped unread and
-//   the whole body is answered (200), never byte ranges.
-// Requests are refused for a head over `max_head_bytes` (400, or closed unanswered before the
-// request line ends), more than `max_headers` headers (431), a body (413: any Content-Length
-// but 0, any Transfer-Encoding; the body is never read), a method other than GET and HEAD (405).
-// The memory held is bounded by `max_connections` times the largest answer.
+// - Every head is held to HTTP/1.1's grammar before cpp-httplib reads it (request_head.h): a
+//   line that does not end in CRLF (a bare LF or CR anywhere) is refused (400) as soon as it
+//   arrives, a folded line, a space before a header's colon or a control character once the
+//   head is complete; cpp-httplib then sees only the request line, none of the client's
+//   headers: no byte ranges, no compression, each answer holds its body once, and a body over
+//   `max_body_bytes` is not sent (500 instead).
+// Requests are refused for a head over `max_head_bytes` (400), more than `max_headers` headers
+// (431), a body (413: any Content-Length but 0, any Transfer-Encoding; the body is never read),
+// a method other than GET and HEAD (405).
+// The memory held is bounded by `max_connections` times the largest answer, itself at most
+// `max_body_bytes` and a few hundred bytes of head.
 //
 // prometheus-cpp's own Exposer is not used: its civetweb starts threads with a fixed 100 KiB
 // stack, which pthread_create refuses in a process that loads LibTorch (large static TLS).
@@ -69,6 +74,8 @@ struct HttpServerLimits {
   std::chrono::milliseconds response_timeout{3000};
   size_t max_head_bytes = 8192;
   size_t max_headers = 64;
+  // Hundreds of times the largest answer served (a trainer's /metrics is a few KB).
+  size_t max_body_bytes = size_t{4} << 20;
   std::vector<std::string> probe_paths = {"/healthz", "/readyz"};
 };
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "common/adaptive_threads.h"
+#include "common/number_format.h"
 #include "common/sha256.h"
 #include "trainer/distributed/communicator.h"
 #include "trainer/distributed/rank_env.h"
@@ -19,7 +20,24 @@ std::chrono::milliseconds Millis(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(std::llround(seconds * 1000)));
 }
 
+// Checks a wait flag's value as it is parsed (WaitSecondsProblem).
+CLI::Validator WaitSeconds() {
+  return CLI::Validator(
+      [](std::string& text) {
+        double seconds = 0;
+        if (!CLI::detail::lexical_cast(text, seconds)) return WaitSecondsProblem(NAN);
+        return WaitSecondsProblem(seconds);
+      },
+      "SECONDS");
+}
+
 }  // namespace
+
+std::string WaitSecondsProblem(double seconds) {
+  if (seconds >= kMinWaitSeconds && seconds <= kMaxWaitSeconds) return "";
+  return "must be a number of seconds from " + FixedDigits(kMinWaitSeconds, 3) + " to " +
+         FixedDigits(kMaxWaitSeconds, 0) + " (7 days)";
+}
 
 void AddDistFlags(CLI::App* train, DistFlags* f) {
   train->add_option("--nproc", f->nproc,
@@ -41,11 +59,13 @@ void AddDistFlags(CLI::App* train, DistFlags* f) {
   train
       ->add_option("--rendezvous-timeout", f->rendezvous_timeout_s,
                    "Seconds to wait for the master and the other ranks")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(WaitSeconds());
   train
       ->add_option("--collective-timeout", f->collective_timeout_s,
                    "Seconds before a collective whose peer is gone fails")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(WaitSeconds());
   train->add_option("--bucket-mb", f->bucket_mb, "Gradient all-reduce bucket size in MB")
       ->capture_default_str();
   train->add_flag("--no-overlap", f->no_overlap,
@@ -56,11 +76,12 @@ void AddDistFlags(CLI::App* train, DistFlags* f) {
 
 Status ApplyDistFlags(const DistFlags& f, train::TrainOptions* o) {
   for (auto [flag, value] : {std::pair{"--rendezvous-timeout", f.rendezvous_timeout_s},
-                             {"--collective-timeout", f.collective_timeout_s},
-                             {"--bucket-mb", f.bucket_mb}}) {
-    if (!(std::isfinite(value) && value > 0)) {
-      return Status::InvalidArgument(std::string(flag) + " must be positive");
-    }
+                             {"--collective-timeout", f.collective_timeout_s}}) {
+    const std::string problem = WaitSecondsProblem(value);
+    if (!problem.empty()) return Status::InvalidArgument(std::string(flag) + " " + problem);
+  }
+  if (!(std::isfinite(f.bucket_mb) && f.bucket_mb > 0)) {
+    return Status::InvalidArgument("--bucket-mb must be positive");
   }
   PETNAME_RETURN_IF_ERROR(dist::ParseRankConfig(dist::ProcessEnv(), f.ranks, &o->rank));
   PETNAME_RETURN_IF_ERROR(ChosenBackend(f, o->device, &o->comm.backend, &o->comm.backend_source));

@@ -32,6 +32,17 @@ struct DistFlags {
   bool drop_last = false;
 };
 
+// The waits --rendezvous-timeout and --collective-timeout may set, in seconds: from one
+// millisecond (the unit they are kept in) to 7 days. A longer wait is of no use, and a far
+// longer one overflowed the deadlines it is added to (1e300 s became a rendezvous that had
+// "timed out after 0 s").
+inline constexpr double kMinWaitSeconds = 0.001;
+inline constexpr double kMaxWaitSeconds = 7 * 24 * 3600;
+
+// Why `seconds` cannot be such a wait ("must be a number of seconds from ..."), or "". Pure.
+std::string WaitSecondsProblem(double seconds);
+
+// Adds the flags; the waits are checked as they are parsed (a usage error, exit 2).
 void AddDistFlags(CLI::App* train, DistFlags* flags);
 
 // Fills the distribution fields of `options` from the flags and the environment. Errors are

@@ -7,7 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "common/file_util.h"
+#include "common/untrusted_file.h"
+#include "trainer/launch/log_cap.h"
 #include "trainer/launch/log_layout.h"
 #include "trainer/launch/log_tee.h"
 #include "trainer/launch/rank_log.h"
@@ -70,9 +71,19 @@ std::string DescribeAttempt(const std::string& log_dir, int attempt) {
   return line;
 }
 
-Status PrintFile(const fs::path& path) {
+// Prints the file `name` of the attempt directory `dir`, which the log writer keeps within
+// `bound` and one line (log_cap.h): a larger file, or one that is not a regular file, was not
+// written by it and is damage (exit 1), never read whole.
+Status PrintLogFile(const fs::path& dir, const std::string& name, int64_t bound) {
+  const launch::LogLimits limits;
+  UntrustedFileRules rules;
+  rules.max_bytes = bound + static_cast<int64_t>(limits.max_line) + 1;
+  rules.what = "rank log";
+  rules.limit = "a kept log's bound of";
   std::string text;
-  PETNAME_RETURN_IF_ERROR(ReadFile(path.string(), &text));
+  const Status st = ReadUntrustedFileIn(dir.string(), name, rules, &text);
+  if (st.code() == Status::Code::kInvalidArgument) return Status::Corruption(st.message());
+  PETNAME_RETURN_IF_ERROR(st);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return Status::Ok();
 }
@@ -85,15 +96,18 @@ Status PrintRankLog(const std::string& log_dir, int attempt, int rank) {
     return Status::NotFound("no log of rank " + std::to_string(rank) + " in attempt " +
                             std::to_string(attempt) + " under " + log_dir);
   }
-  PETNAME_RETURN_IF_ERROR(PrintFile(head));
+  const launch::LogLimits limits;
+  PETNAME_RETURN_IF_ERROR(PrintLogFile(dir, launch::RankLogName(rank), limits.head_bytes));
   const fs::path older = dir / launch::RankTailName(rank, 1);
   if (fs::is_regular_file(fs::symlink_status(older, ec))) {
     std::printf("[petname logs: output after the first %lld bytes; some of it may be left out]\n",
                 static_cast<long long>(FileSize(head)));
-    PETNAME_RETURN_IF_ERROR(PrintFile(older));
+    PETNAME_RETURN_IF_ERROR(PrintLogFile(dir, launch::RankTailName(rank, 1), limits.segment_bytes));
   }
   const fs::path newer = dir / launch::RankTailName(rank, 0);
-  if (fs::is_regular_file(fs::symlink_status(newer, ec))) PETNAME_RETURN_IF_ERROR(PrintFile(newer));
+  if (fs::is_regular_file(fs::symlink_status(newer, ec))) {
+    PETNAME_RETURN_IF_ERROR(PrintLogFile(dir, launch::RankTailName(rank, 0), limits.segment_bytes));
+  }
   return Status::Ok();
 }
 

@@ -46,13 +46,21 @@ bool Add(const std::string& raw, size_t max_names, NameList* out) {
   return max_names == 0 || out->names.size() < max_names;
 }
 
+// The reader's error `st` about the file at `path`: a record over the reader's bounds stays a
+// usage error (InvalidArgument), a damaged one is Corruption.
+Status InFile(const std::string& path, const Status& st) {
+  const std::string message = "data file " + path + ": " + st.message();
+  if (st.code() == Status::Code::kInvalidArgument) return Status::InvalidArgument(message);
+  return Status::Corruption(message);
+}
+
 Status ReadCsv(std::string_view text, const NameSourceOptions& options, NameList* out) {
   const std::string column = options.column.empty() ? kDefaultColumn : options.column;
   CsvReader reader(text);
   std::vector<std::string> fields;
   bool done = false;
   Status st = reader.Next(&fields, &done);
-  if (!st.ok()) return Status::Corruption(options.path + ": " + st.message());
+  if (!st.ok()) return InFile(options.path, st);
   auto it = std::find(fields.begin(), fields.end(), column);
   if (it == fields.end()) {
     return Status::InvalidArgument(options.path + ": no column named \"" + column +
@@ -61,7 +69,7 @@ Status ReadCsv(std::string_view text, const NameSourceOptions& options, NameList
   const size_t index = static_cast<size_t>(it - fields.begin());
   while (true) {
     st = reader.Next(&fields, &done);
-    if (!st.ok()) return Status::Corruption(options.path + ": " + st.message());
+    if (!st.ok()) return InFile(options.path, st);
     if (done) return Status::Ok();
     ++out->records;
     if (index >= fields.size()) {

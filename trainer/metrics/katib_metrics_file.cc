@@ -1,6 +1,7 @@
 #include "trainer/metrics/katib_metrics_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -26,10 +27,27 @@ Status Errno(const std::string& what, const std::string& path, int err) {
   return Status::IoError(what + " " + path + ": " + std::strerror(err), err);
 }
 
-// Opens `path` for appending, creating it (mode 0644) if needed.
+Status NotARegularFile(const std::string& path) {
+  return Status::InvalidArgument("the Katib metrics file " + path +
+                                 " is not a regular file (a FIFO, device or socket)");
+}
+
+// Opens `path` for appending, creating it (mode 0644) if needed. Neither follows a symbolic
+// link there nor waits for a FIFO's reader, and takes nothing but a regular file.
 Status OpenForAppend(const std::string& path, int* fd) {
-  *fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  *fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW,
+               0644);
+  if (*fd < 0 && errno == ELOOP) {
+    return Status::InvalidArgument("the Katib metrics file " + path +
+                                   " is a symbolic link, which is not followed");
+  }
+  if (*fd < 0 && errno == ENXIO) return NotARegularFile(path);  // a FIFO without a reader
   if (*fd < 0) return Errno("cannot open the Katib metrics file", path, errno);
+  struct stat st {};
+  if (::fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(*fd);
+    return NotARegularFile(path);
+  }
   return Status::Ok();
 }
 

@@ -30,7 +30,9 @@ Status CheckKatibMetricsPath(const std::string& path, const std::string& checkpo
 
 // Creates the file at `path` if it does not exist (an existing one is kept: a container
 // restarted in the same pod appends to it), so a path that cannot be written fails before
-// training.
+// training. A symbolic link at `path` is not followed and anything but a regular file there
+// (a FIFO would block the open, a device take the lines) is refused: kInvalidArgument, as
+// for every append.
 Status CreateKatibMetricsFile(const std::string& path);
 
 // Appends `record` as one line with a single write() to a file opened O_APPEND, never

@@ -1,65 +1,16 @@
 #include "trainer/sweep/sweep_file.h"
 
-#include <yaml-cpp/yaml.h>
-
-#include <cerrno>
-#include <cstdlib>
 #include <filesystem>
 
 #include "common/untrusted_file.h"
+#include "trainer/sweep/yaml_json.h"
 
 namespace petname::sweep {
-namespace {
-
-using Json = nlohmann::json;
-
-// A plain (unquoted) scalar as YAML 1.2's core schema types it.
-Json PlainScalar(const std::string& text) {
-  if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL") {
-    return nullptr;
-  }
-  if (text == "true" || text == "True" || text == "TRUE") return true;
-  if (text == "false" || text == "False" || text == "FALSE") return false;
-  char* end = nullptr;
-  errno = 0;
-  const long long integer = std::strtoll(text.c_str(), &end, 10);
-  if (errno == 0 && *end == '\0') return static_cast<int64_t>(integer);
-  errno = 0;
-  const double real = std::strtod(text.c_str(), &end);
-  if (errno == 0 && *end == '\0' && text.find_first_of("xXnN") == std::string::npos) return real;
-  return text;
-}
-
-Json ToJson(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Map: {
-      Json object = Json::object();
-      for (const auto& entry : node) object[entry.first.as<std::string>()] = ToJson(entry.second);
-      return object;
-    }
-    case YAML::NodeType::Sequence: {
-      Json array = Json::array();
-      for (const auto& item : node) array.push_back(ToJson(item));
-      return array;
-    }
-    case YAML::NodeType::Scalar:
-      // A quoted scalar has the non-specific tag "!": it stays text.
-      return node.Tag() == "!" ? Json(node.Scalar()) : PlainScalar(node.Scalar());
-    default:
-      return nullptr;
-  }
-}
-
-}  // namespace
 
 Status ParseSweepFile(const std::string& text, const std::string& stem, SweepFile* out) {
-  Json root;
-  try {
-    root = ToJson(YAML::Load(text));
-  } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument("sweep file: YAML error at line " +
-                                   std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
+  nlohmann::json root;
+  Status parsed = YamlToJson(text, kYamlAliasBudget, &root);
+  if (!parsed.ok()) return Status::InvalidArgument("sweep file: " + parsed.message());
   if (!root.is_object()) return Status::InvalidArgument("sweep file: must be a YAML mapping");
   SweepFile file;
   file.name = stem;

@@ -4,7 +4,9 @@
 # is_leader read right, reconciles, the work queue and API requests are also exported under
 # controller-runtime's and client-go's names, the exposition passes `promtool check metrics`,
 # and JSON logs carry the job key and a reconcile id on each reconcile line; clients that send
-# their requests slowly, more of them than the endpoints have workers, stop neither port.
+# their requests slowly, more of them than the endpoints have workers, stop neither port; the
+# corpus of hostile request heads (tests/common/http/hostile_requests.py: a bare LF before a
+# Range of 2,000 ranges, Accept-Encoding br, ...) is refused or answered once on both ports.
 source "$(dirname "$0")/lib.sh"
 
 HEALTH_PORT=$(free_port)
@@ -37,6 +39,12 @@ sleep 0.5
 curl -fsS -m 30 "http://127.0.0.1:$METRICS_PORT/metrics" >/dev/null || fail "/metrics beside slow clients"
 kill "${SLOW[@]}" 2>/dev/null || true
 wait "${SLOW[@]}" 2>/dev/null || true
+
+HOSTILE="$(dirname "$0")/../../common/http/hostile_requests.py"
+python3 "$HOSTILE" "$HEALTH_PORT" /healthz /readyz >"$LOG_DIR/hostile-health.txt" 2>&1 ||
+  fail "hostile heads on the probes: $(grep -v ': ok$' "$LOG_DIR/hostile-health.txt")"
+python3 "$HOSTILE" "$METRICS_PORT" /metrics >"$LOG_DIR/hostile-metrics.txt" 2>&1 ||
+  fail "hostile heads on /metrics: $(grep -v ': ok$' "$LOG_DIR/hostile-metrics.txt")"
 
 create_job ok 1 '  runPolicy: {restartPolicy: Never}'
 create_job bad 1 '  runPolicy: {restartPolicy: Never}'

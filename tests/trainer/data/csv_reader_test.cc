@@ -73,5 +73,48 @@ TEST(CsvReaderTest, RecordLineCountsEmbeddedNewlines) {
   EXPECT_EQ(fields, (std::vector<std::string>{"d"}));
 }
 
+TEST(CsvReaderTest, ARecordOverTheFieldBoundIsRefusedNamingItsLine) {
+  const CsvLimits limits{4, 1 << 20};
+  CsvReader reader("a,b,c,d\n,,,,\n", limits);
+  std::vector<std::string> fields;
+  bool done = false;
+  ASSERT_TRUE(reader.Next(&fields, &done).ok());
+  EXPECT_EQ(fields.size(), 4u);
+  const Status st = reader.Next(&fields, &done);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(st.message(), "line 2: a record of more than 4 fields");
+}
+
+TEST(CsvReaderTest, ARecordOverTheByteBoundIsRefusedQuotedOrNot) {
+  const CsvLimits limits{1024, 8};
+  for (const std::string text : {"12345678\n", "\"123456\"\n", "1,2,3,4\r\n"}) {
+    CsvReader reader(text, limits);
+    std::vector<std::string> fields;
+    bool done = false;
+    EXPECT_TRUE(reader.Next(&fields, &done).ok()) << text;
+  }
+  for (const std::string text :
+       {"ok\n123456789\n", "ok\n\"1234\n5678\",\n", "ok\n1,2,3,4,5\n", "ok\n\"123456789"}) {
+    CsvReader reader(text, limits);
+    std::vector<std::string> fields;
+    bool done = false;
+    ASSERT_TRUE(reader.Next(&fields, &done).ok());
+    const Status st = reader.Next(&fields, &done);
+    EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << text;
+    EXPECT_EQ(st.message(), "line 2: a record of more than 8 bytes") << text;
+  }
+}
+
+TEST(CsvReaderTest, SixteenMebiCommasAreRefusedAtTheDefaultBound) {
+  const std::string text = "Animal's Name\n" + std::string(size_t{16} << 20, ',');
+  CsvReader reader(text);
+  std::vector<std::string> fields;
+  bool done = false;
+  ASSERT_TRUE(reader.Next(&fields, &done).ok());
+  const Status st = reader.Next(&fields, &done);
+  EXPECT_EQ(st.message(), "line 2: a record of more than 1024 fields");
+  EXPECT_LE(fields.size(), 1024u);
+}
+
 }  // namespace
 }  // namespace petname::data

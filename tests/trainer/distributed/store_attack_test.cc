@@ -21,6 +21,7 @@
 
 #include "tests/support/temp_dir.h"
 #include "tests/trainer/launch/subprocess.h"
+#include "trainer/launch/free_port.h"
 #include "trainer/launch/launcher.h"
 
 namespace petname {

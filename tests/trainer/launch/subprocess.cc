@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,7 +70,8 @@ int Subprocess::Wait(std::chrono::seconds limit) {
   if (pid_ <= 0) return -1;
   const auto deadline = std::chrono::steady_clock::now() + limit;
   int status = 0;
-  while (waitpid(pid_, &status, WNOHANG) == 0) {
+  rusage usage{};
+  while (wait4(pid_, &status, WNOHANG, &usage) == 0) {
     if (std::chrono::steady_clock::now() >= deadline) {
       kill(pid_, SIGKILL);
       waitpid(pid_, &status, 0);
@@ -79,6 +81,7 @@ int Subprocess::Wait(std::chrono::seconds limit) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   pid_ = -1;
+  peak_rss_bytes_ = static_cast<int64_t>(usage.ru_maxrss) * 1024;
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + WTERMSIG(status);
 }

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,6 +35,9 @@ class Subprocess {
   // Everything the process wrote so far.
   std::string Output() const;
 
+  // Its peak resident memory (the kernel's ru_maxrss), once Wait() has reaped it; 0 before.
+  int64_t peak_rss_bytes() const { return peak_rss_bytes_; }
+
  private:
   void Start(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
              bool gated);
@@ -41,6 +45,7 @@ class Subprocess {
   pid_t pid_ = -1;
   int gate_ = -1;  // write end of the pipe a Gated child reads before its exec
   std::string output_path_;
+  int64_t peak_rss_bytes_ = 0;
 };
 
 // Runs to completion; *output receives stdout and stderr.

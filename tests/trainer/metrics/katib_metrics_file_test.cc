@@ -1,12 +1,15 @@
 // The Katib metrics file's lines: string values, RFC 3339 timestamps, unmeasured values left
-// out; appends in place; the path check against the checkpoint directory. Katib's own parser
-// reads a file the trainer wrote in tests/katib.
+// out; appends in place; a FIFO or a symbolic link at the path refused; the path check against
+// the checkpoint directory. Katib's own parser reads a file the trainer wrote in tests/katib.
 #include "trainer/metrics/katib_metrics_file.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "common/file_util.h"
@@ -67,6 +70,38 @@ TEST(KatibMetricsFileTest, AnUnwritablePathIsAnIoError) {
   const Status st = CreateKatibMetricsFile(dir.Join("missing/katib.json"));
   EXPECT_EQ(st.code(), Status::Code::kIoError);
   EXPECT_NE(st.message().find("cannot open the Katib metrics file"), std::string::npos);
+}
+
+// A FIFO at the path (with or without a reader) or a symbolic link is refused at once, never
+// waited on or followed.
+TEST(KatibMetricsFileTest, AFifoOrASymlinkIsRefusedNotWaitedOnOrFollowed) {
+  petname::testing::TempDir dir;
+  const std::string fifo = dir.Join("fifo.json");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string not_regular =
+      "the Katib metrics file " + fifo + " is not a regular file (a FIFO, device or socket)";
+  Status st = CreateKatibMetricsFile(fifo);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(st.message(), not_regular);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  EXPECT_EQ(AppendKatibMetrics(fifo, Record(1)).message(), not_regular);
+  ::close(reader);
+  const std::string target = dir.Join("target.json");
+  ASSERT_TRUE(WriteFile(target, "kept\n").ok());
+  const std::string link = dir.Join("link.json");
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  st = AppendKatibMetrics(link, Record(1));
+  EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(st.message(),
+            "the Katib metrics file " + link + " is a symbolic link, which is not followed");
+  std::string text;
+  ASSERT_TRUE(ReadFile(target, &text).ok());
+  EXPECT_EQ(text, "kept\n");
+  const std::string dangling = dir.Join("dangling.json");
+  ASSERT_EQ(::symlink(dir.Join("made.json").c_str(), dangling.c_str()), 0);
+  EXPECT_EQ(CreateKatibMetricsFile(dangling).code(), Status::Code::kInvalidArgument);
+  EXPECT_FALSE(std::filesystem::exists(dir.Join("made.json")));
 }
 
 TEST(KatibMetricsFileTest, RefusesTheCheckpointDirectory) {

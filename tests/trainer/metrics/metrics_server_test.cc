@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "common/metrics/process_collector.h"
+#include "tests/common/http/hostile_requests.h"
+#include "tests/common/http/raw_client.h"
 #include "trainer/metrics/training_metrics.h"
 
 namespace petname::metrics {
@@ -20,32 +22,24 @@ namespace {
 
 // A plain HTTP/1.0 GET of /metrics on 127.0.0.1:port; returns the whole response.
 std::string Get(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string response;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
-    const std::string request = "GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n";
-    if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
-      char buf[4096];
-      for (ssize_t n; (n = read(fd, buf, sizeof(buf))) > 0;) response.append(buf, n);
-    }
-  }
-  close(fd);
-  return response;
+  return testing::Exchange(port, "GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n");
+}
+
+// The server of a trainer whose `metrics` saw one step: its training and process metrics.
+std::unique_ptr<MetricsServer> StartTrainerServer(TrainingMetrics* metrics) {
+  metrics->OnStep(1.5, 64, 0.2, 0.0);
+  std::unique_ptr<MetricsServer> server;
+  const Status s = MetricsServer::Start(
+      "127.0.0.1", 0, {metrics->registry(), std::make_shared<ProcessCollector>(metrics->labels())},
+      &server);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return server;
 }
 
 TEST(MetricsServerTest, ServesTrainingAndProcessMetrics) {
   TrainingMetrics metrics({"pets", "ml", 0, ""});
-  metrics.OnStep(1.5, 64, 0.2, 0.0);
-  std::unique_ptr<MetricsServer> server;
-  ASSERT_TRUE(MetricsServer::Start(
-                  "127.0.0.1", 0,
-                  {metrics.registry(), std::make_shared<ProcessCollector>(metrics.labels())},
-                  &server)
-                  .ok());
+  const std::unique_ptr<MetricsServer> server = StartTrainerServer(&metrics);
+  ASSERT_NE(server, nullptr);
   ASSERT_GT(server->port(), 0);
   const std::string body = Get(server->port());
   EXPECT_NE(body.find("200 OK"), std::string::npos) << body;
@@ -90,6 +84,17 @@ TEST(MetricsServerTest, SlowClientsDoNotStopTheScrape) {
   EXPECT_NE(body.find("200 OK"), std::string::npos) << body;
   EXPECT_NE(body.find("petname_train_samples_total"), std::string::npos);
   for (std::thread& t : slow) t.join();
+}
+
+// The trainer's /metrics against the corpus of hostile request heads: a bare LF before a Range
+// of 2,000 ranges and the other malformed heads are refused with 400; 2,000 ranges and an
+// Accept-Encoding of br or gzip get the plain exposition once.
+TEST(MetricsServerTest, HostileHeadsAreRefusedOrAnsweredOnce) {
+  TrainingMetrics metrics({"pets", "ml", 0, ""});
+  const std::unique_ptr<MetricsServer> server = StartTrainerServer(&metrics);
+  ASSERT_NE(server, nullptr);
+  std::string output;
+  EXPECT_EQ(testing::RunHostileRequests(server->port(), {"/metrics"}, &output), 0) << output;
 }
 
 TEST(MetricsServerTest, BusyPortIsUnavailable) {
