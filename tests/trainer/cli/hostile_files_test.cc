@@ -96,11 +96,11 @@ class HostileCheckpointFilesTest : public ::testing::Test {
   std::string trained_;
 };
 
-// The newest epoch's manifest (or model.pt) is a FIFO or a symlink to /dev/zero: resume skips
-// it with one warning and continues from epoch 1; generate, asked for that epoch, refuses it.
+// The newest epoch's manifest (or model.safetensors) is a FIFO or a symlink to /dev/zero: resume
+// skips it with one warning and continues from epoch 1; generate, asked for that epoch, refuses it.
 TEST_F(HostileCheckpointFilesTest, HostileNewestEpochIsSkippedOnResumeAndRefusedByGenerate) {
   int n = 0;
-  for (const char* file : {"manifest.json", "model.pt"}) {
+  for (const char* file : {"manifest.json", "model.safetensors"}) {
     for (bool fifo : {true, false}) {
       SCOPED_TRACE(std::string(file) + (fifo ? " as a FIFO" : " as a symlink to /dev/zero"));
       const std::string root = CopyOfTrained("case-" + std::to_string(n++));
@@ -222,7 +222,7 @@ TEST_F(HostileCheckpointFilesTest, CheckpointsArePrivateEvenUnderUmask0) {
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     SCOPED_TRACE(e.path().string());
     // The exported model is for others to read (0644) where the directory lets them.
-    const bool exported = e.path().filename() == "model.safetensors";
+    const bool exported = e.path() == fs::path(root) / "model.safetensors";
     EXPECT_EQ(ModeOf(e.path()), e.is_directory() ? 0700u : exported ? 0644u : 0600u);
     files += e.is_regular_file() ? 1 : 0;
   }

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,12 +12,14 @@
 
 namespace petname::testing {
 
-RunResult RunPetname(const std::vector<std::string>& args) {
+RunResult RunPetname(const std::vector<std::string>& args,
+                     const std::map<std::string, std::string>& env) {
   TempDir io;
   const std::string out_path = io.Join("out");
   const std::string err_path = io.Join("err");
   std::vector<char*> argv;
-  std::string bin = PETNAME_BIN;
+  const char* other = ::getenv("PETNAME_TEST_BIN");
+  std::string bin = other != nullptr && *other != '\0' ? other : PETNAME_BIN;
   argv.push_back(bin.data());
   std::vector<std::string> copy = args;
   for (std::string& a : copy) argv.push_back(a.data());
@@ -29,11 +32,14 @@ RunResult RunPetname(const std::vector<std::string>& args) {
     int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(out, STDOUT_FILENO);
     ::dup2(err, STDERR_FILENO);
+    for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
+  r.max_rss_kb = usage.ru_maxrss;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   ReadFile(out_path, &r.out);
