@@ -84,21 +84,30 @@ bool ReadOwner(const std::string& root, const std::string& name, const std::stri
   return true;
 }
 
-// Streams the file root/`name` through SHA-256 and compares it with `want`.
-Status CheckFile(const std::string& root, const std::string& name, const std::string& want,
-                 const std::string& dir) {
+// The sha256 of the checkpoint file root/`name` (ReadCheckpointFile's rules), streamed.
+Status HashFile(const std::string& root, const std::string& name, std::string* hex) {
   UntrustedFileRules rules;
   rules.max_bytes = kMaxCheckpointFileBytes;
   rules.what = "checkpoint file";
   Sha256 hash;
   Status read = StreamUntrustedFileIn(root, name, rules,
                                       [&hash](std::string_view chunk) { hash.Update(chunk); });
+  if (read.code() == Status::Code::kInvalidArgument) return Status::Corruption(read.message());
+  PETNAME_RETURN_IF_ERROR(read);
+  *hex = hash.HexDigest();
+  return Status::Ok();
+}
+
+// Streams the file root/`name` through SHA-256 and compares it with `want`.
+Status CheckFile(const std::string& root, const std::string& name, const std::string& want,
+                 const std::string& dir) {
+  std::string got;
+  Status read = HashFile(root, name, &got);
   if (read.code() == Status::Code::kNotFound) {
     return Status::NotFound(dir + ": " + name.substr(name.rfind('/') + 1) + " is missing");
   }
-  if (read.code() == Status::Code::kInvalidArgument) return Status::Corruption(read.message());
   PETNAME_RETURN_IF_ERROR(read);
-  if (hash.HexDigest() != want) {
+  if (got != want) {
     return Status::Corruption(dir + ": checksum mismatch for " + name.substr(name.rfind('/') + 1));
   }
   return Status::Ok();
@@ -250,9 +259,7 @@ Status CheckpointWriter::Commit(Manifest manifest, int keep) {
   manifest.files.clear();
   for (const auto& entry : fs::directory_iterator(staging_, ec)) {
     const std::string name = entry.path().filename().string();
-    std::string bytes;
-    PETNAME_RETURN_IF_ERROR(ReadCheckpointFile(staging_, name, kMaxCheckpointFileBytes, &bytes));
-    manifest.files[name] = Sha256Hex(bytes);
+    PETNAME_RETURN_IF_ERROR(HashFile(staging_, name, &manifest.files[name]));
     PETNAME_RETURN_IF_ERROR(FsyncFile(entry.path().string()));
   }
   if (ec) return FsError("cannot list", staging_, ec);

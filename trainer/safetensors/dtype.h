@@ -12,28 +12,16 @@ enum class Dtype {
   kU8,   // "U8": byte (the random generator's state)
 };
 
-inline const char* DtypeName(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::kF32:
-      return "F32";
-    case Dtype::kI64:
-      return "I64";
-    case Dtype::kU8:
-      return "U8";
-  }
-  return "?";
-}
+struct DtypeInfo {
+  const char* name;
+  size_t size;
+};
 
-inline size_t DtypeSize(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::kF32:
-      return 4;
-    case Dtype::kI64:
-      return 8;
-    case Dtype::kU8:
-      return 1;
-  }
-  return 0;
-}
+// Indexed by Dtype.
+inline constexpr DtypeInfo kDtypes[] = {{"F32", 4}, {"I64", 8}, {"U8", 1}};
+
+inline const char* DtypeName(Dtype dtype) { return kDtypes[static_cast<size_t>(dtype)].name; }
+
+inline size_t DtypeSize(Dtype dtype) { return kDtypes[static_cast<size_t>(dtype)].size; }
 
 }  // namespace petname::safetensors

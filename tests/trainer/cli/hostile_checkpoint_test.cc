@@ -13,6 +13,7 @@
 #include "common/file_util.h"
 #include "tests/trainer/cli/expect_run.h"
 #include "tests/trainer/cli/run_petname.h"
+#include "tests/trainer/cli/trained_checkpoint.h"
 
 namespace petname::testing {
 namespace {
@@ -100,31 +101,7 @@ const std::vector<Damage>& Corpus() {
   return corpus;
 }
 
-class HostileCheckpointTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    trained_ = dir_.Join("trained");
-    RunResult r = RunPetname(SmallTrainArgs(1, trained_));
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-  }
-
-  // A fresh root holding a copy of the trained epoch-000001.
-  std::string CopyOfTrained(const std::string& name) {
-    const std::string root = dir_.Join(name);
-    fs::create_directories(root);
-    fs::copy(trained_ + "/epoch-000001", root + "/epoch-000001", fs::copy_options::recursive);
-    return root;
-  }
-
-  static std::vector<std::string> Resume(const std::string& root, int epochs) {
-    std::vector<std::string> args = SmallTrainArgs(epochs, root);
-    args.push_back("--resume");
-    return args;
-  }
-
-  TempDir dir_;
-  std::string trained_;
-};
+class HostileCheckpointTest : public TrainedCheckpointTest {};
 
 std::string Replace(std::string text, const std::string& from, const std::string& to) {
   for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))

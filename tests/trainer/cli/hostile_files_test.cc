@@ -18,6 +18,7 @@
 #include "common/exit_codes.h"
 #include "tests/trainer/cli/expect_run.h"
 #include "tests/trainer/cli/run_petname.h"
+#include "tests/trainer/cli/trained_checkpoint.h"
 #include "tests/trainer/launch/subprocess.h"
 
 namespace petname::testing {
@@ -54,22 +55,8 @@ mode_t ModeOf(const fs::path& path) {
   return st.st_mode & 07777;
 }
 
-class HostileCheckpointFilesTest : public ::testing::Test {
+class HostileCheckpointFilesTest : public TrainedCheckpointTest {
  protected:
-  void SetUp() override {
-    trained_ = dir_.Join("trained");
-    RunResult r = RunPetname(SmallTrainArgs(1, trained_));
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-  }
-
-  // A fresh root holding a copy of the trained epoch-000001.
-  std::string CopyOfTrained(const std::string& name) {
-    const std::string root = dir_.Join(name);
-    fs::create_directories(root);
-    fs::copy(trained_ + "/epoch-000001", root + "/epoch-000001", fs::copy_options::recursive);
-    return root;
-  }
-
   // Copies epoch-000001 of `root` as `epoch` and replaces its file `file` by a FIFO, or by a
   // symlink to /dev/zero when `fifo` is false.
   static std::string Plant(const std::string& root, const std::string& epoch,
@@ -85,15 +72,6 @@ class HostileCheckpointFilesTest : public ::testing::Test {
     }
     return dir;
   }
-
-  static std::vector<std::string> Resume(const std::string& root, int epochs) {
-    std::vector<std::string> args = SmallTrainArgs(epochs, root);
-    args.push_back("--resume");
-    return args;
-  }
-
-  TempDir dir_;
-  std::string trained_;
 };
 
 // The newest epoch's manifest (or model.safetensors) is a FIFO or a symlink to /dev/zero: resume

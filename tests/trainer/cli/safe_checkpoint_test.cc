@@ -22,6 +22,7 @@
 #include "common/sha256.h"
 #include "tests/trainer/cli/expect_run.h"
 #include "tests/trainer/cli/run_petname.h"
+#include "tests/trainer/cli/trained_checkpoint.h"
 #include "tests/trainer/launch/subprocess.h"
 #include "trainer/checkpoint/manifest_mac.h"
 #include "trainer/checkpoint/store.h"
@@ -67,27 +68,8 @@ void RecomputeChecksums(const std::string& dir) {
   WriteJson(dir + "/manifest.json", j);
 }
 
-std::vector<std::string> With(std::vector<std::string> args, const std::vector<std::string>& more) {
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
-}
-
-class SafeCheckpointTest : public ::testing::Test {
+class SafeCheckpointTest : public TrainedCheckpointTest {
  protected:
-  void SetUp() override {
-    trained_ = dir_.Join("trained");
-    const RunResult r = RunPetname(SmallTrainArgs(1, trained_));
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-  }
-
-  // A fresh root holding a copy of the trained epoch-000001.
-  std::string CopyOfTrained(const std::string& name) {
-    const std::string root = dir_.Join(name);
-    fs::create_directories(root);
-    fs::copy(trained_ + "/epoch-000001", root + "/epoch-000001", fs::copy_options::recursive);
-    return root;
-  }
-
   // Runs tests/trainer/cli/torchscript_payload.py; false (the test then skips) without torch.
   static bool Payload(const std::vector<std::string>& args) {
     std::vector<std::string> argv = {
@@ -113,9 +95,6 @@ class SafeCheckpointTest : public ::testing::Test {
     WriteJson(dir + "/manifest.json", j);
     RecomputeChecksums(dir);
   }
-
-  TempDir dir_;
-  std::string trained_;
 };
 
 // A format-1 model.pt whose __setstate__ prints a line and overwrites the first bytes of a
@@ -133,7 +112,7 @@ TEST_F(SafeCheckpointTest, ATorchScriptModelThatRunsCodeIsNeverLoaded) {
       {"generate", "--checkpoint", root + "/epoch-000002"},
       {"generate", "--checkpoint", root},
       {"export", "--checkpoint", root, "--output", dir_.Join("out.safetensors")},
-      With(SmallTrainArgs(3, root), {"--resume"})};
+      Resume(root, 3)};
   for (const auto& args : runs) {
     SCOPED_TRACE(args[0] + " " + args[2]);
     const RunResult r = RunPetname(args);
@@ -234,7 +213,7 @@ TEST_F(SafeCheckpointTest, ASafetensorsFileThatLiesIsRefusedBeforeItIsRead) {
     ExpectOneLineError(g, 1, c.error);
     EXPECT_EQ(g.out, "");
     EXPECT_LT(g.max_rss_kb, honest.max_rss_kb + 64 * 1024) << g.max_rss_kb;
-    const RunResult t = RunPetname(With(SmallTrainArgs(2, root), {"--resume"}));
+    const RunResult t = RunPetname(Resume(root, 2));
     ExpectOneLineError(t, 1, c.error, /*only_line=*/false);
     EXPECT_FALSE(fs::exists(root + "/epoch-000002"));
   }
@@ -264,7 +243,7 @@ TEST_F(SafeCheckpointTest, AnEpochPlantedWithoutTheJobsSecretIsRefused) {
       planted + ": manifest.json's mac does not verify with this job's key";
 
   plant(/*other_secret=*/false);
-  const RunResult t = RunPetname(With(SmallTrainArgs(2, root), {"--resume"}), JobEnv());
+  const RunResult t = RunPetname(Resume(root, 2), JobEnv());
   EXPECT_EQ(t.exit_code, 0) << t.err;
   EXPECT_NE(t.err.find("resuming from " + root + "/epoch-000001 (epoch 1"), std::string::npos)
       << t.err;
@@ -302,7 +281,7 @@ TEST_F(SafeCheckpointTest, AnotherJobPointedAtTheDirectoryIsToldWhoseItIs) {
   other["PETNAME_JOB_NAME"] = "fido";
   other["PETNAME_RENDEZVOUS_SECRET"] = "fido's own secret";
   const std::string before = Sha256Of(root + "/epoch-000001/manifest.json");
-  const RunResult r = RunPetname(With(SmallTrainArgs(2, root), {"--resume"}), other);
+  const RunResult r = RunPetname(Resume(root, 2), other);
   ExpectOneLineError(r, 1,
                      "the checkpoints in " + root +
                          " belong to job default/rex (uid u-rex), not to job default/fido (uid "
