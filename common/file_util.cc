@@ -95,14 +95,14 @@ Status WritePrivateFile(const std::string& path, std::string_view contents) {
   return WriteAndClose(fd, path, contents, /*sync=*/false);
 }
 
-Status WriteFileAtomically(const std::string& path, std::string_view contents) {
+Status WriteFileAtomically(const std::string& path, std::string_view contents, mode_t mode) {
   namespace fs = std::filesystem;
   fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
   int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
   if (fd < 0) return Errno("cannot create a temporary file in", dir.string());
-  if (::fchmod(fd, 0600) != 0) {
+  if (::fchmod(fd, mode) != 0) {
     Status st = Errno("cannot set the mode of", tmpl);
     ::close(fd);
     ::unlink(tmpl.c_str());

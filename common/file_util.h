@@ -1,6 +1,8 @@
 // File helpers that never leave a half-written file behind.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <string_view>
 
@@ -23,11 +25,12 @@ Status WriteFile(const std::string& path, std::string_view contents);
 // removed.
 Status WritePrivateFile(const std::string& path, std::string_view contents);
 
-// Writes `contents` to `path` atomically: a temporary file of mode 0600 (whatever the umask) in
-// the same directory is written, fsync'ed and renamed over `path` (a symlink there is replaced,
-// not followed), then the directory is fsync'ed. Readers see
-// either the old file or the new one, never a mix; on failure the temporary is removed.
-Status WriteFileAtomically(const std::string& path, std::string_view contents);
+// Writes `contents` to `path` atomically: a temporary file in the same directory is given
+// `mode` (whatever the umask; fchmod on its descriptor, before anything is written), written,
+// fsync'ed and renamed over `path` (a symlink there is replaced, not followed), then the
+// directory is fsync'ed. Readers see either the old file or the new one, never a mix; on
+// failure the temporary is removed.
+Status WriteFileAtomically(const std::string& path, std::string_view contents, mode_t mode = 0600);
 
 // fsync()s a directory so that renames inside it are durable.
 Status FsyncDirectory(const std::string& dir);

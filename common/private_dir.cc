@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -44,7 +45,40 @@ class DirFd {
   int fd_ = -1;
 };
 
+// Checks the directory open as `fd` at `path` with CheckPrivateDirectoryStat.
+Status CheckOpenDirectory(const std::string& what, const std::string& path, int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return Errno("cannot look at", path, errno);
+  return CheckPrivateDirectoryStat(what, path, st, ::geteuid());
+}
+
 }  // namespace
+
+Status CheckPrivateDirectoryStat(const std::string& what, const std::string& path,
+                                 const struct stat& st, uid_t euid) {
+  if (st.st_uid != euid) {
+    return Status::FailedPrecondition(what + " " + path + " belongs to uid " +
+                                      std::to_string(st.st_uid) + ", not to this process's uid " +
+                                      std::to_string(euid) + "; refusing to use it");
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return Status::FailedPrecondition(what + " " + path + " is writable by " +
+                                      ((st.st_mode & S_IWOTH) != 0 ? "others" : "its group") +
+                                      " (mode " + mode + "); refusing to use it (chmod go-w " +
+                                      path + ")");
+  }
+  return Status::Ok();
+}
+
+Status SetPrivateDirectoryMode(const std::string& path) {
+  DirFd dir;
+  dir.Reset(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (dir.get() < 0) return Refused("directory", path, errno);
+  if (::fchmod(dir.get(), 0700) != 0) return Errno("cannot set the mode of", path, errno);
+  return Status::Ok();
+}
 
 Status CreatePrivateDirectory(const std::string& path, const std::string& what) {
   namespace fs = std::filesystem;
@@ -67,14 +101,19 @@ Status CreatePrivateDirectory(const std::string& path, const std::string& what) 
   const int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
   dir.Reset(::open(existing.c_str(), missing.empty() ? flags | O_NOFOLLOW : flags));
   if (dir.get() < 0) return Refused(what, existing.string(), errno);
+  if (missing.empty()) return CheckOpenDirectory(what, target.string(), dir.get());
   fs::path at = existing;
-  for (const std::string& name : missing) {
+  for (size_t i = 0; i < missing.size(); ++i) {
+    const std::string& name = missing[i];
     at /= name;
     const bool created = ::mkdirat(dir.get(), name.c_str(), 0700) == 0;
     if (!created && errno != EEXIST) return Errno("cannot create " + what, at.string(), errno);
     const int next = ::openat(dir.get(), name.c_str(), flags | O_NOFOLLOW);
     if (next < 0) return Refused(what, at.string(), errno);
     dir.Reset(next);
+    if (!created && i + 1 == missing.size()) {  // made by someone else since the lstat
+      return CheckOpenDirectory(what, at.string(), dir.get());
+    }
     if (!created) continue;
     if (::fstat(dir.get(), &st) != 0) return Errno("cannot look at", at.string(), errno);
     if (st.st_uid != ::geteuid()) {

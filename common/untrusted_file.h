@@ -24,7 +24,9 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "common/status.h"
 
@@ -53,5 +55,11 @@ Status ReadUntrustedFile(const std::string& path, const UntrustedFileRules& rule
 // below `root` is followed (`root` itself may be one). Messages name the file root/name.
 Status ReadUntrustedFileIn(const std::string& root, const std::string& name,
                            const UntrustedFileRules& rules, std::string* out);
+
+// ReadUntrustedFileIn, but the bytes are given to `chunk` as they are read (64 KiB at a time)
+// instead of being kept, e.g. to checksum a file without holding it in memory.
+Status StreamUntrustedFileIn(const std::string& root, const std::string& name,
+                             const UntrustedFileRules& rules,
+                             const std::function<void(std::string_view)>& chunk);
 
 }  // namespace petname

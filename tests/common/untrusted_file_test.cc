@@ -114,5 +114,29 @@ TEST_F(UntrustedFileTest, InsideARootNoSymlinkAndNoDotDot) {
   EXPECT_EQ(got, "inside");
 }
 
+// Streamed, a file arrives in chunks of at most 64 KiB that add up to it, under the same rules.
+TEST_F(UntrustedFileTest, StreamedInChunksUnderTheSameRules) {
+  fs::create_directories(tmp_.Join("root"));
+  std::string text;
+  for (int i = 0; i < 40000; ++i) text += std::to_string(i);
+  Write("root/big", text);
+  std::string got;
+  size_t chunks = 0;
+  const auto sink = [&](std::string_view chunk) {
+    EXPECT_LE(chunk.size(), size_t{1} << 16);
+    got.append(chunk);
+    ++chunks;
+  };
+  ASSERT_TRUE(StreamUntrustedFileIn(tmp_.Join("root"), "big", Rules(1 << 20), sink).ok());
+  EXPECT_EQ(got, text);
+  EXPECT_GT(chunks, 1u);
+  EXPECT_EQ(StreamUntrustedFileIn(tmp_.Join("root"), "big", Rules(100), sink).message(),
+            "test file " + tmp_.Join("root/big") + " has " + std::to_string(text.size()) +
+                " bytes, more than 100");
+  fs::create_symlink("/dev/zero", tmp_.Join("root/zero"));
+  EXPECT_EQ(StreamUntrustedFileIn(tmp_.Join("root"), "zero", Rules(100), sink).code(),
+            Status::Code::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace petname

@@ -3,8 +3,8 @@
 # save_logs, phase_is, check_resumed_after_restart, final_checkpoint, step, check, ok, not_ok, log):
 # scenario 8, a damaged newest checkpoint in real pods. Once rank 0 has written two checkpoints
 # its container is killed (SIGKILL through containerd) and what a writer killed in the middle of
-# a save leaves is put on the volume: the newest checkpoint's model.pt cut to half its size and
-# a staging directory with a partial file. The operator restarts the gang; the new rank 0 says it
+# a save leaves is put on the volume: the newest checkpoint's model.safetensors cut to half its
+# size and a staging directory with a partial file. The operator restarts the gang; the new rank 0 says it
 # skips the damaged checkpoint, resumes from the one before, removes the staging directory, and
 # the job Succeeds. The ranks are held (paused) from the second checkpoint until the damage is
 # done, so the kill lands mid-training whatever the machine's speed.
@@ -30,11 +30,11 @@ scenario_8() {
   fi
   dir=$(ckpt_dir "$job")/epoch-$(printf '%06d' "$at")
   staging=$(ckpt_dir "$job")/.staging-epoch-$(printf '%06d' $((at + 1)))-e2e
-  truncate -s $(($(stat -c %s "$dir/model.pt") / 2)) "$dir/model.pt"
-  mkdir -p "$staging" && echo partial >"$staging/model.pt"
+  truncate -s $(($(stat -c %s "$dir/model.safetensors") / 2)) "$dir/model.safetensors"
+  mkdir -p "$staging" && echo partial >"$staging/model.safetensors"
   chown -R --reference="$(ckpt_dir "$job")" "$staging"
   release "$job"
-  ok "killed rank 0 (SIGKILL, its ranks held) after epoch $at; its model.pt cut to half, a staging directory left"
+  ok "killed rank 0 (SIGKILL, its ranks held) after epoch $at; its model file cut to half, a staging directory left"
   step "job Succeeded after the gang restart" 300 phase_is "$job" Succeeded || {
     save_logs "$job"
     return 0

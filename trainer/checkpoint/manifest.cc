@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trainer/checkpoint/manifest_check.h"
+#include "trainer/checkpoint/manifest_mac.h"
 
 namespace petname::checkpoint {
 
@@ -36,9 +37,23 @@ void OwnerFromJson(const json& j, Manifest* m) {
   m->settings_sha256 = j.at("settings_sha256").get<std::string>();
 }
 
+// Why a manifest of format `version` is not read.
+Status OtherVersion(int version) {
+  std::string why = "checkpoint format version " + std::to_string(version) +
+                    " is not supported (this petname reads version " +
+                    std::to_string(kFormatVersion) + ")";
+  if (version == 1) {
+    why +=
+        "; its TorchScript tensor files run code when loaded: convert them once with "
+        "`petname convert-checkpoints --checkpoint-dir DIR` if nobody else could have "
+        "written them, or move them away";
+  }
+  return Status::FailedPrecondition(why);
+}
+
 }  // namespace
 
-std::string ManifestToJson(const Manifest& m) {
+std::string ManifestToJson(const Manifest& m, const std::string& key) {
   json j;
   j["format_version"] = m.format_version;
   j["epoch"] = m.epoch;
@@ -61,23 +76,21 @@ std::string ManifestToJson(const Manifest& m) {
                   {"val_accuracy", m.metrics.val_accuracy}};
   j["files"] = m.files;
   OwnerToJson(m, &j);
+  if (!key.empty()) j["mac"] = ManifestMac(j, key);
   return j.dump(2) + "\n";
 }
 
-Status ParseManifest(const std::string& text, Manifest* out) {
+Status ParseManifest(const std::string& text, const std::string& key, Manifest* out) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
     return Status::Corruption("manifest.json is not valid JSON");
   }
   try {
+    PETNAME_RETURN_IF_ERROR(CheckManifestMac(j, key));
     PETNAME_RETURN_IF_ERROR(CheckManifestJson(j));
     Manifest m;
     m.format_version = j.at("format_version").get<int>();
-    if (m.format_version != kFormatVersion) {
-      return Status::FailedPrecondition(
-          "checkpoint format version " + std::to_string(m.format_version) +
-          " is not supported (this petname reads version " + std::to_string(kFormatVersion) + ")");
-    }
+    if (m.format_version != kFormatVersion) return OtherVersion(m.format_version);
     m.epoch = j.at("epoch").get<int64_t>();
     m.step = j.at("step").get<int64_t>();
     m.epoch_examples = j.value("epoch_examples", int64_t{0});
@@ -100,6 +113,7 @@ Status ParseManifest(const std::string& text, Manifest* out) {
     m.metrics.val_accuracy = Metric(metrics, "val_accuracy");
     m.files = j.at("files").get<std::map<std::string, std::string>>();
     OwnerFromJson(j, &m);
+    m.is_signed = j.contains("mac");
     *out = std::move(m);
   } catch (const json::exception& e) {
     return Status::Corruption(std::string("manifest.json is incomplete: ") + e.what());

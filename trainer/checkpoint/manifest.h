@@ -11,8 +11,10 @@
 
 namespace petname::checkpoint {
 
-// Bumped whenever the layout of a checkpoint changes incompatibly.
-inline constexpr int kFormatVersion = 1;
+// Bumped whenever the layout of a checkpoint changes incompatibly. 2: tensor files are
+// safetensors (checkpoint.h) and the manifest may be signed (manifest_mac.h); 1: TorchScript
+// archives, read only to convert them (legacy.h).
+inline constexpr int kFormatVersion = 2;
 
 struct HyperParameters {
   int64_t vocab_size = 0;
@@ -56,13 +58,18 @@ struct Manifest {
   Owner owner;
   Fingerprint settings;         // what must match on resume (train/run_fingerprint.h)
   std::string settings_sha256;  // FingerprintDigest(settings)
+  // Read back: whether manifest.json carries a MAC (manifest_mac.h). Written from the key.
+  bool is_signed = false;
 };
 
-std::string ManifestToJson(const Manifest& m);
+// The manifest as JSON text, with its MAC under `key` when `key` is not empty.
+std::string ManifestToJson(const Manifest& m, const std::string& key);
 
-// Parses manifest.json text. Corruption when it is not a complete manifest;
-// FailedPrecondition when it is from another format version.
-Status ParseManifest(const std::string& json, Manifest* out);
+// Parses manifest.json text, whose MAC must verify with `key` when `key` is not empty
+// (CheckManifestMac). Corruption when it is not a complete manifest or does not verify;
+// FailedPrecondition when it is from another format version (for format 1, naming `petname
+// convert-checkpoints`).
+Status ParseManifest(const std::string& json, const std::string& key, Manifest* out);
 
 // Whether a run configured like `want` may continue from the checkpoint `have`. A different
 // model shape (vocabulary, hidden size, layers) is always refused: its weights cannot load.

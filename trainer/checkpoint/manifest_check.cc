@@ -190,6 +190,11 @@ Status CheckManifestJson(const json& j) {
     }
   }
   PETNAME_RETURN_IF_ERROR(CheckStrings(j));
+  const json* mac = Find(j, "mac");
+  if (mac != nullptr && (!mac->is_string() || mac->get<std::string>().size() != kSha256Hex ||
+                         !IsLowerHex(mac->get<std::string>()))) {
+    return Bad("mac", "must be 64 lower-case hex digits");
+  }
   return CheckFiles(j);
 }
 

@@ -9,7 +9,7 @@
 // built from a hostile manifest under ~0.6 GB), window 1..256, batch 1..2^24, learning rate and
 // validation fraction finite in [0, 10] and [0, 1), metrics numbers or null (NaN), data
 // fingerprint up to 128 hex digits, at most 64 files, each a plain name (IsPlainFileName) with
-// a 64-digit lower-case sha256.
+// a 64-digit lower-case sha256, and "mac", when present, 64 lower-case hex digits.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>

@@ -82,6 +82,15 @@ const std::set<std::string>& DataSettings() {
   return kData;
 }
 
+Status CheckClaimedOwner(const Owner& claimed, const Owner& owner, const std::string& dir) {
+  if (BelongsTo(claimed, owner)) return Status::Ok();
+  return Status::FailedPrecondition(
+      "the checkpoints in " + dir + " belong to " + DescribeOwner(claimed) + ", not to " +
+      DescribeOwner(owner) +
+      " (none of them is signed with this job's key); give this run its own checkpoint "
+      "directory (spec.checkpoint.subPath, or another --checkpoint-dir)");
+}
+
 Status CheckOwner(const Manifest& have, const Manifest& want, const ResumeChoice& choice,
                   const std::string& dir) {
   if (choice.adopt) return Status::Ok();

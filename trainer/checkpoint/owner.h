@@ -59,6 +59,12 @@ struct ResumeChoice {
 Status CheckOwner(const Manifest& have, const Manifest& want, const ResumeChoice& choice,
                   const std::string& dir);
 
+// Why a run of `owner` cannot resume from `dir`, where no checkpoint verifies with the job's key
+// (manifest_mac.h) and the newest names `claimed` as its owner (unverified): FailedPrecondition
+// naming both when `claimed` is another owner (another job's directory, whose checkpoints are
+// signed with that job's secret), else Ok (the damage is the error).
+Status CheckClaimedOwner(const Owner& claimed, const Owner& owner, const std::string& dir);
+
 // The settings that --force-resume allows to differ (the data a run trains on).
 const std::set<std::string>& DataSettings();
 

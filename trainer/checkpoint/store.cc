@@ -11,6 +11,7 @@
 #include "common/private_dir.h"
 #include "common/sha256.h"
 #include "common/untrusted_file.h"
+#include "trainer/checkpoint/manifest_mac.h"
 #include "trainer/checkpoint/owner.h"
 
 namespace petname::checkpoint {
@@ -70,21 +71,62 @@ void RecoverStaging(const std::string& root, const Owner& owner) {
 }
 
 // The owner recorded in the checkpoint directory `name` under `root`; false when its manifest
-// is unreadable.
-bool ReadOwner(const std::string& root, const std::string& name, Owner* owner) {
+// is unreadable or does not verify with `key`.
+bool ReadOwner(const std::string& root, const std::string& name, const std::string& key,
+               Owner* owner) {
   std::string text;
   Manifest m;
   if (!ReadCheckpointFile(root, name + "/" + kManifest, kMaxManifestBytes, &text).ok() ||
-      !ParseManifest(text, &m).ok()) {
+      !ParseManifest(text, key, &m).ok()) {
     return false;
   }
   *owner = m.owner;
   return true;
 }
 
+// The sha256 of the checkpoint file root/`name` (ReadCheckpointFile's rules), streamed.
+Status HashFile(const std::string& root, const std::string& name, std::string* hex) {
+  UntrustedFileRules rules;
+  rules.max_bytes = kMaxCheckpointFileBytes;
+  rules.what = "checkpoint file";
+  Sha256 hash;
+  Status read = StreamUntrustedFileIn(root, name, rules,
+                                      [&hash](std::string_view chunk) { hash.Update(chunk); });
+  if (read.code() == Status::Code::kInvalidArgument) return Status::Corruption(read.message());
+  PETNAME_RETURN_IF_ERROR(read);
+  *hex = hash.HexDigest();
+  return Status::Ok();
+}
+
+// Streams the file root/`name` through SHA-256 and compares it with `want`.
+Status CheckFile(const std::string& root, const std::string& name, const std::string& want,
+                 const std::string& dir) {
+  std::string got;
+  Status read = HashFile(root, name, &got);
+  if (read.code() == Status::Code::kNotFound) {
+    return Status::NotFound(dir + ": " + name.substr(name.rfind('/') + 1) + " is missing");
+  }
+  PETNAME_RETURN_IF_ERROR(read);
+  if (got != want) {
+    return Status::Corruption(dir + ": checksum mismatch for " + name.substr(name.rfind('/') + 1));
+  }
+  return Status::Ok();
+}
+
+// VerifyFiles of the directory root/`prefix` ("" or "epoch-000003/"), reading every file
+// beneath `root` without following a symlink.
+Status VerifyFilesIn(const std::string& root, const std::string& prefix, const Manifest& manifest) {
+  const std::string dir = prefix.empty() ? root : root + "/" + prefix.substr(0, prefix.size() - 1);
+  for (const auto& [name, want] : manifest.files) {
+    PETNAME_RETURN_IF_ERROR(CheckFile(root, prefix + name, want, dir));
+  }
+  return Status::Ok();
+}
+
 // VerifyCheckpoint of the directory root/`prefix` ("" or "epoch-000003/"), reading every file
 // beneath `root` without following a symlink.
-Status Verify(const std::string& root, const std::string& prefix, Manifest* manifest) {
+Status Verify(const std::string& root, const std::string& prefix, const std::string& key,
+              Manifest* manifest) {
   const std::string dir = prefix.empty() ? root : root + "/" + prefix.substr(0, prefix.size() - 1);
   std::string text;
   Status read = ReadCheckpointFile(root, prefix + kManifest, kMaxManifestBytes, &text);
@@ -92,24 +134,13 @@ Status Verify(const std::string& root, const std::string& prefix, Manifest* mani
     return Status::NotFound(dir + " has no " + kManifest);
   }
   PETNAME_RETURN_IF_ERROR(read);
-  Status st = ParseManifest(text, manifest);
+  Status st = ParseManifest(text, key, manifest);
   if (!st.ok()) {
     return st.code() == Status::Code::kCorruption
                ? Status::Corruption(dir + ": " + st.message())
                : Status::FailedPrecondition(dir + ": " + st.message());
   }
-  for (const auto& [name, want] : manifest->files) {
-    std::string bytes;
-    read = ReadCheckpointFile(root, prefix + name, kMaxCheckpointFileBytes, &bytes);
-    if (read.code() == Status::Code::kNotFound) {
-      return Status::NotFound(dir + ": " + name + " is missing");
-    }
-    PETNAME_RETURN_IF_ERROR(read);
-    if (Sha256Hex(bytes) != want) {
-      return Status::Corruption(dir + ": checksum mismatch for " + name);
-    }
-  }
-  return Status::Ok();
+  return VerifyFilesIn(root, prefix, *manifest);
 }
 
 }  // namespace
@@ -167,11 +198,12 @@ std::vector<std::string> ListCheckpoints(const std::string& root) {
   return names;
 }
 
-std::vector<std::string> ListOwnedCheckpoints(const std::string& root, const Owner& owner) {
+std::vector<std::string> ListOwnedCheckpoints(const std::string& root, const Owner& owner,
+                                              const std::string& key) {
   std::vector<std::string> owned;
   for (std::string& name : ListCheckpoints(root)) {
     Owner have;
-    if (ReadOwner(root, name, &have) && BelongsTo(have, owner)) {
+    if (ReadOwner(root, name, key, &have) && BelongsTo(have, owner)) {
       owned.push_back(std::move(name));
     }
   }
@@ -179,7 +211,7 @@ std::vector<std::string> ListOwnedCheckpoints(const std::string& root, const Own
 }
 
 Status CheckpointWriter::Begin(const std::string& root, int64_t epoch, CheckpointWriter* out,
-                               const Owner& owner) {
+                               const Owner& owner, const std::string& key) {
   PETNAME_RETURN_IF_ERROR(CreatePrivateDirectory(root, "checkpoint directory"));
   RecoverStaging(root, owner);
   std::string tmpl = (fs::path(root) /
@@ -189,16 +221,15 @@ Status CheckpointWriter::Begin(const std::string& root, int64_t epoch, Checkpoin
     return FsError("cannot create a staging directory in", root,
                    std::error_code(errno, std::generic_category()));
   }
-  std::error_code ec;
-  fs::permissions(tmpl, fs::perms::owner_all, ec);  // mkdtemp's 0700 less the umask
-  if (ec) return FsError("cannot set the mode of", tmpl, ec);
   CheckpointWriter w;
   w.root_ = root;
   w.staging_ = tmpl;
   w.epoch_ = epoch;
   w.owner_ = owner;
+  w.key_ = key;
   *out = std::move(w);
-  return Status::Ok();
+  // mkdtemp's 0700 less the umask: 0700 again, through the directory's own descriptor.
+  return SetPrivateDirectoryMode(out->staging_);
 }
 
 CheckpointWriter::~CheckpointWriter() {
@@ -215,6 +246,7 @@ CheckpointWriter& CheckpointWriter::operator=(CheckpointWriter&& other) noexcept
   std::swap(staging_, other.staging_);
   std::swap(epoch_, other.epoch_);
   std::swap(owner_, other.owner_);
+  std::swap(key_, other.key_);
   return *this;
 }
 
@@ -227,20 +259,18 @@ Status CheckpointWriter::Commit(Manifest manifest, int keep) {
   manifest.files.clear();
   for (const auto& entry : fs::directory_iterator(staging_, ec)) {
     const std::string name = entry.path().filename().string();
-    std::string bytes;
-    PETNAME_RETURN_IF_ERROR(ReadCheckpointFile(staging_, name, kMaxCheckpointFileBytes, &bytes));
-    manifest.files[name] = Sha256Hex(bytes);
+    PETNAME_RETURN_IF_ERROR(HashFile(staging_, name, &manifest.files[name]));
     PETNAME_RETURN_IF_ERROR(FsyncFile(entry.path().string()));
   }
   if (ec) return FsError("cannot list", staging_, ec);
-  PETNAME_RETURN_IF_ERROR(WriteFileAtomically(FilePath(kManifest), ManifestToJson(manifest)));
+  PETNAME_RETURN_IF_ERROR(WriteFileAtomically(FilePath(kManifest), ManifestToJson(manifest, key_)));
 
   const std::string name = EpochDirName(epoch_);
   const fs::path target = fs::path(root_) / name;
   const fs::path replaced = fs::path(staging_ + kReplacedSuffix);
   const bool replacing = fs::exists(target, ec);
   Owner have;
-  if (replacing && ReadOwner(root_, name, &have) && !BelongsTo(have, owner_)) {
+  if (replacing && ReadOwner(root_, name, key_, &have) && !BelongsTo(have, owner_)) {
     return Status::FailedPrecondition(target.string() + " belongs to " + DescribeOwner(have) +
                                       ", not to " + DescribeOwner(owner_) + "; not replaced");
   }
@@ -264,7 +294,7 @@ Status CheckpointWriter::Commit(Manifest manifest, int keep) {
     return st;
   }
   fs::remove_all(replaced, ec);
-  for (const std::string& old : DirsBeyondKeep(ListOwnedCheckpoints(root_, owner_), keep)) {
+  for (const std::string& old : DirsBeyondKeep(ListOwnedCheckpoints(root_, owner_, key_), keep)) {
     fs::remove_all(fs::path(root_) / old, ec);
   }
   return FsyncDirectory(root_);
@@ -272,20 +302,29 @@ Status CheckpointWriter::Commit(Manifest manifest, int keep) {
 
 Status CheckWritable(const std::string& root, const Owner& owner) {
   CheckpointWriter probe;
-  return CheckpointWriter::Begin(root, 0, &probe, owner);
+  return CheckpointWriter::Begin(root, 0, &probe, owner, /*key=*/"");
 }
 
-Status VerifyCheckpoint(const std::string& dir, Manifest* manifest) {
-  return Verify(dir, "", manifest);
+bool ClaimedOwner(const std::string& root, Owner* owner) {
+  const std::vector<std::string> names = ListCheckpoints(root);
+  return !names.empty() && ReadOwner(root, names.back(), /*key=*/"", owner);
+}
+
+Status VerifyFiles(const std::string& dir, const Manifest& manifest) {
+  return VerifyFilesIn(dir, "", manifest);
+}
+
+Status VerifyCheckpoint(const std::string& dir, Manifest* manifest, const std::string& key) {
+  return Verify(dir, "", key, manifest);
 }
 
 Status FindNewestValid(const std::string& root, std::vector<std::string>* skipped, std::string* dir,
-                       Manifest* manifest) {
+                       Manifest* manifest, const std::string& key) {
   std::vector<std::string> names = ListCheckpoints(root);
   if (names.empty()) return Status::NotFound("no checkpoint in " + root);
   for (auto it = names.rbegin(); it != names.rend(); ++it) {
     std::string candidate = (fs::path(root) / *it).string();
-    Status st = Verify(root, *it + "/", manifest);
+    Status st = Verify(root, *it + "/", key, manifest);
     if (st.ok()) {
       *dir = candidate;
       return st;
@@ -298,17 +337,17 @@ Status FindNewestValid(const std::string& root, std::vector<std::string>* skippe
 }
 
 Status ResolveCheckpoint(const std::string& path, std::vector<std::string>* skipped,
-                         std::string* dir, Manifest* manifest) {
+                         std::string* dir, Manifest* manifest, const std::string& key) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return Status::NotFound("checkpoint " + path + " does not exist");
   fs::path p(path);
   if (!fs::is_directory(p, ec)) p = p.has_parent_path() ? p.parent_path() : fs::path(".");
   if (fs::exists(p / kManifest, ec)) {
-    PETNAME_RETURN_IF_ERROR(VerifyCheckpoint(p.string(), manifest));
+    PETNAME_RETURN_IF_ERROR(VerifyCheckpoint(p.string(), manifest, key));
     *dir = p.string();
     return Status::Ok();
   }
-  return FindNewestValid(p.string(), skipped, dir, manifest);
+  return FindNewestValid(p.string(), skipped, dir, manifest, key);
 }
 
 }  // namespace petname::checkpoint

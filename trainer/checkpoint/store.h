@@ -1,12 +1,13 @@
 // The on-disk layout of checkpoints under a root directory DIR:
 //
-//   DIR/epoch-000003/{manifest.json, model.pt, optimizer.pt, ...}   one per saved epoch
-//   DIR/latest                                                     "epoch-000003\n"
+//   DIR/epoch-000003/{manifest.json, model.safetensors, ...}   one per saved epoch (checkpoint.h)
+//   DIR/latest                                                 "epoch-000003\n"
 //
 // A checkpoint is written into a staging directory DIR/.staging-epoch-000003-TAG-XXXXXX (TAG:
 // its owner's, owner.h); every
-// file and the directory are fsync'ed, the manifest (with the sha256 of every other file)
-// is written last, the directory is renamed into place and DIR is fsync'ed. Only then is
+// file and the directory are fsync'ed, the manifest (with the sha256 of every other file, and
+// signed with the job's key where there is one, manifest_mac.h) is written last, the directory
+// is renamed into place and DIR is fsync'ed. Only then is
 // `latest` replaced (atomically) and checkpoints beyond the newest `keep` removed. Readers
 // therefore never see a partial checkpoint; a crash leaves at most a staging directory,
 // which the owner's next writer removes. A writer removes, replaces and prunes only what its
@@ -19,11 +20,15 @@
 // Everything read back is untrusted: directory names that are not exactly EpochDirName's, and
 // symlinks named like them, are ignored; every file is read through ReadCheckpointFile (a
 // regular file inside its directory, never a symlink, FIFO or device, of at most a cap), and
-// manifests are checked field by field (manifest_check.h) before use.
+// manifests are checked field by field (manifest_check.h) before use. With a key, a manifest
+// whose MAC does not verify is damaged like one whose checksums do not match: skipped for an
+// older checkpoint when the newest valid one is looked for, refused when named, and nobody's
+// (never pruned, never counted as the owner's).
 //
-// Checkpoints are private: the root directory when created here, staging and epoch
-// directories are 0700, every file 0600, whatever the umask (common/private_dir.h). A symlink
-// at the root's own path is refused, never written through.
+// Checkpoints are private: DIR must be this process's user's and writable by no one else
+// (common/private_dir.h; created 0700 when missing); staging and epoch directories are 0700,
+// every file 0600, whatever the umask. A symlink at DIR's own path is refused, never written
+// through.
 #pragma once
 
 #include <cstdint>
@@ -35,12 +40,14 @@
 
 namespace petname::checkpoint {
 
-// The largest checkpoint file read back (model.pt, optimizer.pt, rng.pt, names.txt): 1 GiB.
+// The largest checkpoint file read back whose size no model implies (names.txt, a format-1
+// tensor file being converted, legacy.h), and the largest whose checksum is verified: 1 GiB.
+// Tensor files are read with the cap their model implies (tensor_file.h).
 inline constexpr int64_t kMaxCheckpointFileBytes = int64_t{1} << 30;
 // The largest manifest.json read back: 4 MiB.
 inline constexpr int64_t kMaxManifestBytes = int64_t{4} << 20;
 
-// Reads the file `name` (a plain relative path, e.g. "model.pt" or "epoch-000003/model.pt") of
+// Reads the file `name` (a plain relative path, e.g. "names.txt" or "epoch-000003/names.txt") of
 // the checkpoint directory `dir` as untrusted input (common/untrusted_file.h) of at most
 // `max_bytes`: NotFound when it is missing, Corruption when it is a symlink, FIFO, device,
 // directory or too large, IoError when the OS refuses.
@@ -65,10 +72,12 @@ std::vector<std::string> ListCheckpoints(const std::string& root);
 class CheckpointWriter {
  public:
   // Creates `root` (with parents; CreatePrivateDirectory: FailedPrecondition when `root` is a
-  // symlink) and a fresh staging directory for `epoch` of `owner` inside it, after removing the
-  // owner's stale ones.
+  // symlink, another user's or writable by others) and a fresh staging directory for `epoch`
+  // of `owner` inside it, after removing the owner's stale ones. Commit signs the manifest
+  // with `key` (manifest_mac.h; empty: unsigned), which also decides whose epoch directories
+  // these are.
   static Status Begin(const std::string& root, int64_t epoch, CheckpointWriter* out,
-                      const Owner& owner = Owner{});
+                      const Owner& owner, const std::string& key);
 
   CheckpointWriter() = default;
   ~CheckpointWriter();
@@ -93,32 +102,49 @@ class CheckpointWriter {
   std::string staging_;
   int64_t epoch_ = 0;
   Owner owner_;
+  std::string key_;
 };
 
 // Whether a checkpoint can be staged under `root` now: creates root (with parents) and a
 // staging directory of `owner`, then removes it (and any the owner's crashed writer left,
-// see above). The IoError names the directory and carries the errno.
+// see above). The IoError names the directory and carries the errno; FailedPrecondition for a
+// root that is a symlink, another user's or writable by others.
 Status CheckWritable(const std::string& root, const Owner& owner = Owner{});
 
 // Epoch directory names under `root` whose checkpoint belongs to `owner` (owner.h), oldest
-// first. A directory whose manifest cannot be read is nobody's: it is left alone.
-std::vector<std::string> ListOwnedCheckpoints(const std::string& root, const Owner& owner);
+// first. A directory whose manifest cannot be read, or does not verify with a non-empty `key`,
+// is nobody's: it is left alone.
+std::vector<std::string> ListOwnedCheckpoints(const std::string& root, const Owner& owner,
+                                              const std::string& key);
 
-// Reads manifest.json of the checkpoint directory `dir` and verifies the sha256 of every
-// file it lists. Corruption/NotFound for a damaged checkpoint (a file that is not a regular one
-// included, ReadCheckpointFile), FailedPrecondition for another format version.
-Status VerifyCheckpoint(const std::string& dir, Manifest* manifest);
+// Verifies the sha256 of every file `manifest` lists in the directory `dir`, streaming each
+// (nothing is kept in memory). Corruption/NotFound naming the first that is missing, not a
+// regular file, over kMaxCheckpointFileBytes or of another checksum.
+Status VerifyFiles(const std::string& dir, const Manifest& manifest);
 
-// The newest checkpoint under `root` that verifies. Damaged newer ones (a hostile file among
-// them: a FIFO or symlink as manifest or tensor) are skipped and described in `*skipped`. NotFound
-// when root has no checkpoint; Corruption when none verifies; FailedPrecondition (no fallback) when
-// the newest is from another format version.
+// Reads manifest.json of the checkpoint directory `dir`, checks its MAC with `key`
+// (manifest_mac.h) and verifies the sha256 of every file it lists. Corruption/NotFound for a
+// damaged checkpoint (a file that is not a regular one included, ReadCheckpointFile; with a
+// key, a manifest that is not signed with it); FailedPrecondition for another format version,
+// naming `petname convert-checkpoints` for format 1 (legacy.h).
+Status VerifyCheckpoint(const std::string& dir, Manifest* manifest, const std::string& key);
+
+// The newest checkpoint under `root` that verifies with `key`. Damaged newer ones (a hostile
+// file among them: a FIFO or symlink as manifest or tensor; with a key, one not signed with
+// it) are skipped and described in `*skipped`. NotFound when root has no checkpoint;
+// Corruption when none verifies; FailedPrecondition (no fallback) when the newest is from
+// another format version.
 Status FindNewestValid(const std::string& root, std::vector<std::string>* skipped, std::string* dir,
-                       Manifest* manifest);
+                       Manifest* manifest, const std::string& key);
 
-// `path` may be a checkpoint directory, a file inside one (e.g. model.pt), or a root
+// The owner the newest epoch directory under `root` names in its manifest, read without checking
+// a MAC: only to say whose checkpoints a run cannot verify are (owner.h CheckClaimedOwner).
+// False when there is none or its manifest cannot be read.
+bool ClaimedOwner(const std::string& root, Owner* owner);
+
+// `path` may be a checkpoint directory, a file inside one (e.g. model.safetensors), or a root
 // holding epoch directories (its newest valid one is used). Sets `*dir` and `*manifest`.
 Status ResolveCheckpoint(const std::string& path, std::vector<std::string>* skipped,
-                         std::string* dir, Manifest* manifest);
+                         std::string* dir, Manifest* manifest, const std::string& key);
 
 }  // namespace petname::checkpoint

@@ -14,7 +14,9 @@
 #include "common/exit_codes.h"
 #include "common/file_util.h"
 #include "common/metrics/process_collector.h"
+#include "trainer/checkpoint/manifest_mac.h"
 #include "trainer/checkpoint/store.h"
+#include "trainer/cli/convert_cli.h"
 #include "trainer/cli/dist_flags.h"
 #include "trainer/cli/export_cli.h"
 #include "trainer/cli/fetch_cli.h"
@@ -25,6 +27,7 @@
 #include "trainer/data/data_check.h"
 #include "trainer/data/dataset.h"
 #include "trainer/data/names.h"
+#include "trainer/distributed/rank_env.h"
 #include "trainer/distributed/stop_signal.h"
 #include "trainer/generate/generate.h"
 #include "trainer/launch/cpu_budget.h"
@@ -253,12 +256,16 @@ Status RunGenerate(generate::GenerateOptions o) {
     return Status::InvalidArgument("--prefix may only use letters, '-', '.' and spaces");
   }
   o.prefix = prefix;
+  PETNAME_RETURN_IF_ERROR(
+      checkpoint::CheckpointKeyFromEnvironment(dist::ProcessEnv(), &o.checkpoint_key));
   std::vector<std::string> names;
   std::vector<std::string> warnings;
-  Status st = generate::Generate(o, &names, &warnings);
+  std::string source;
+  Status st = generate::Generate(o, &names, &warnings, &source);
   for (const std::string& w : warnings) {
     std::fprintf(stderr, "petname: warning: skipping damaged checkpoint: %s\n", w.c_str());
   }
+  if (st.ok()) std::fprintf(stderr, "petname: %s\n", source.c_str());
   for (const std::string& n : names) std::printf("%s\n", n.c_str());
   return st;
 }
@@ -386,6 +393,8 @@ int Main(int argc, char** argv) {
   CLI::App* fetch_cmd = AddFetchCommand(&app, &fetch_flags);
   LogsFlags logs_flags;
   CLI::App* logs_cmd = AddLogsCommand(&app, &logs_flags);
+  ConvertFlags convert_flags;
+  CLI::App* convert_cmd = AddConvertCommand(&app, &convert_flags);
   AddDistFlags(train, &t.dist);
   AddLogDirFlag(train, &t.logs);
   AddOwnerFlags(train, &t.owner, &t.options);
@@ -416,13 +425,14 @@ int Main(int argc, char** argv) {
   }
   t.threads_given = train->count("--threads") > 0;
   int exit_code = 0;
-  Status st = train->parsed()        ? RunTrain(t, argc, argv, &exit_code)
-              : rep->parsed()        ? RunReportCommand(r)
-              : sweep_cmd->parsed()  ? RunSweepCommand(sw, &exit_code)
-              : fetch_cmd->parsed()  ? RunFetchCommand(fetch_flags)
-              : logs_cmd->parsed()   ? RunLogsCommand(logs_flags)
-              : export_cmd->parsed() ? RunExportCommand(x)
-                                     : RunGenerate(g);
+  Status st = train->parsed()         ? RunTrain(t, argc, argv, &exit_code)
+              : rep->parsed()         ? RunReportCommand(r)
+              : sweep_cmd->parsed()   ? RunSweepCommand(sw, &exit_code)
+              : fetch_cmd->parsed()   ? RunFetchCommand(fetch_flags)
+              : logs_cmd->parsed()    ? RunLogsCommand(logs_flags)
+              : export_cmd->parsed()  ? RunExportCommand(x)
+              : convert_cmd->parsed() ? RunConvertCommand(convert_flags)
+                                      : RunGenerate(g);
   return st.ok() ? exit_code : Fail(st, exit_code);
 }
 

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "trainer/checkpoint/manifest_mac.h"
+#include "trainer/distributed/rank_env.h"
 #include "trainer/export/export.h"
 
 namespace petname::cli {
@@ -18,13 +20,17 @@ CLI::App* AddExportCommand(CLI::App* app, ExportFlags* flags) {
 }
 
 Status RunExportCommand(const ExportFlags& flags) {
+  std::string key;
+  PETNAME_RETURN_IF_ERROR(checkpoint::CheckpointKeyFromEnvironment(dist::ProcessEnv(), &key));
   std::vector<std::string> skipped;
-  std::string dir;
-  Status st = exporter::ExportCheckpoint(flags.checkpoint, flags.output, &skipped, &dir);
+  std::string source;
+  Status st = exporter::ExportCheckpoint(flags.checkpoint, flags.output, key, &skipped, &source);
   for (const std::string& s : skipped) {
     std::fprintf(stderr, "petname: warning: skipping damaged checkpoint: %s\n", s.c_str());
   }
-  if (st.ok()) std::printf("%s\n", flags.output.c_str());
+  if (!st.ok()) return st;
+  std::fprintf(stderr, "petname: %s\n", source.c_str());
+  std::printf("%s\n", flags.output.c_str());
   return st;
 }
 

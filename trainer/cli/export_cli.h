@@ -2,7 +2,9 @@
 // original PyTorch recipe's model loads (trainer/export/export.h).
 //
 //   petname export --checkpoint DIR|FILE --output FILE
-//     prints FILE on stdout; a damaged checkpoint skipped on the way is one warning line.
+//     prints FILE on stdout, and on stderr the checkpoint read, its owner and signature (one
+//     line, trainer/checkpoint/manifest_mac.h); a damaged checkpoint skipped on the way is one
+//     warning line.
 //     Exit 0 written; 2 a missing flag; 1 no usable checkpoint or FILE cannot be written
 //     (then FILE is left as it was).
 #pragma once

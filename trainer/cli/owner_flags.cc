@@ -1,11 +1,12 @@
 #include "trainer/cli/owner_flags.h"
 
-#include <cstdlib>
 #include <vector>
 
 #include "common/sha256.h"
+#include "trainer/checkpoint/manifest_mac.h"
 #include "trainer/checkpoint/owner.h"
 #include "trainer/checkpoint/store.h"
+#include "trainer/distributed/rank_env.h"
 
 namespace petname::cli {
 
@@ -19,14 +20,16 @@ void AddOwnerFlags(CLI::App* train, OwnerFlags* f, train::TrainOptions* o) {
 }
 
 Status ResolveOwner(const OwnerFlags& f, train::TrainOptions* o) {
+  const checkpoint::OwnerEnv env = dist::ProcessEnv();
+  PETNAME_RETURN_IF_ERROR(checkpoint::CheckpointKeyFromEnvironment(env, &o->checkpoint_key));
   PETNAME_RETURN_IF_ERROR(checkpoint::OwnerFromEnvironment(
-      [](const char* name) { return std::getenv(name); }, f.run_id,
-      f.run_id_option != nullptr && f.run_id_option->count() > 0, &o->owner));
+      env, f.run_id, f.run_id_option != nullptr && f.run_id_option->count() > 0, &o->owner));
   if (!o->owner.id.empty() || o->checkpoint_dir.empty()) return Status::Ok();
   std::vector<std::string> skipped;
   std::string dir;
   checkpoint::Manifest newest;
-  if (checkpoint::FindNewestValid(o->checkpoint_dir, &skipped, &dir, &newest).ok() &&
+  if (checkpoint::FindNewestValid(o->checkpoint_dir, &skipped, &dir, &newest, o->checkpoint_key)
+          .ok() &&
       !newest.owner.id.empty()) {
     o->owner = newest.owner;
     return Status::Ok();

@@ -19,7 +19,8 @@ struct OwnerFlags {
 
 void AddOwnerFlags(CLI::App* train, OwnerFlags* flags, train::TrainOptions* options);
 
-// Sets options->owner. Errors: kInvalidArgument naming the flag or variable (OwnerFromEnvironment).
+// Sets options->owner and options->checkpoint_key. Errors: kInvalidArgument naming the flag or
+// variable (OwnerFromEnvironment, CheckpointKeyFromEnvironment).
 Status ResolveOwner(const OwnerFlags& flags, train::TrainOptions* options);
 
 }  // namespace petname::cli

@@ -2,53 +2,42 @@
 
 #include <torch/torch.h>
 
-#include <filesystem>
-
 #include "common/file_util.h"
 #include "trainer/checkpoint/checkpoint.h"
+#include "trainer/checkpoint/manifest_mac.h"
 #include "trainer/checkpoint/store.h"
+#include "trainer/checkpoint/tensor_file.h"
 #include "trainer/data/vocabulary.h"
 #include "trainer/export/recipe_format.h"
-#include "trainer/export/safetensors_writer.h"
 
 namespace petname::exporter {
 namespace {
 
-Status CollectTensors(model::CharLstm& model, std::vector<F32Tensor>* out) {
+Status CollectTensors(model::CharLstm& model, checkpoint::NamedTensors* out) {
   for (const auto& p : model->named_parameters()) {
-    F32Tensor t;
-    if (!RecipeTensorName(p.key(), &t.name)) {
+    std::string name;
+    if (!RecipeTensorName(p.key(), &name)) {
       return Status::Internal("parameter " + p.key() + " has no name in the recipe's model");
     }
-    const torch::Tensor host = p.value().detach().to(torch::kCPU, torch::kFloat32).contiguous();
-    t.shape = host.sizes().vec();
-    const float* values = host.data_ptr<float>();
-    t.values.assign(values, values + host.numel());
-    out->push_back(std::move(t));
+    out->emplace_back(name, p.value().to(torch::kFloat32));
   }
   return Status::Ok();
 }
 
 Status Write(model::CharLstm& model, const checkpoint::Manifest& manifest,
              const std::string& output) {
-  std::vector<F32Tensor> tensors;
+  checkpoint::NamedTensors tensors;
   PETNAME_RETURN_IF_ERROR(CollectTensors(model, &tensors));
   std::string bytes;
-  PETNAME_RETURN_IF_ERROR(EncodeSafetensors(tensors, RecipeMetadata(manifest), &bytes));
-  PETNAME_RETURN_IF_ERROR(WriteFileAtomically(output, bytes));
-  // The temporary file was private (0600); the model is for other users and pods to read.
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::permissions(output,
-                  fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
-                      fs::perms::others_read,
-                  ec);
-  return Status::Ok();
+  PETNAME_RETURN_IF_ERROR(checkpoint::EncodeTensors(tensors, RecipeMetadata(manifest), &bytes));
+  // The model is for other users and pods to read: the temporary file is given 0644 through
+  // its descriptor before it is renamed into place.
+  return WriteFileAtomically(output, bytes, 0644);
 }
 
-Status Load(const std::string& path, std::vector<std::string>* skipped, std::string* dir,
-            checkpoint::Manifest* manifest, model::CharLstm* model) {
-  PETNAME_RETURN_IF_ERROR(checkpoint::ResolveCheckpoint(path, skipped, dir, manifest));
+Status Load(const std::string& path, const std::string& key, std::vector<std::string>* skipped,
+            std::string* dir, checkpoint::Manifest* manifest, model::CharLstm* model) {
+  PETNAME_RETURN_IF_ERROR(checkpoint::ResolveCheckpoint(path, skipped, dir, manifest, key));
   if (manifest->vocabulary != data::kVocabulary) {
     return Status::FailedPrecondition(*dir + " uses another vocabulary");
   }
@@ -57,7 +46,7 @@ Status Load(const std::string& path, std::vector<std::string>* skipped, std::str
   options.hidden_size = manifest->hyper.hidden_size;
   options.num_layers = manifest->hyper.num_layers;
   model::CharLstm loaded(options);
-  PETNAME_RETURN_IF_ERROR(checkpoint::LoadModel(*dir, loaded));
+  PETNAME_RETURN_IF_ERROR(checkpoint::LoadModel(*dir, *manifest, loaded));
   loaded->eval();
   *model = loaded;
   return Status::Ok();
@@ -80,19 +69,22 @@ Status WriteRecipeModel(model::CharLstm& model, const checkpoint::Manifest& mani
   return Guarded("cannot export the model", [&] { return Write(model, manifest, output); });
 }
 
-Status LoadCheckpointModel(const std::string& path, std::vector<std::string>* skipped,
-                           std::string* dir, checkpoint::Manifest* manifest,
-                           model::CharLstm* model) {
+Status LoadCheckpointModel(const std::string& path, const std::string& key,
+                           std::vector<std::string>* skipped, std::string* dir,
+                           checkpoint::Manifest* manifest, model::CharLstm* model) {
   return Guarded("cannot load the checkpoint",
-                 [&] { return Load(path, skipped, dir, manifest, model); });
+                 [&] { return Load(path, key, skipped, dir, manifest, model); });
 }
 
-Status ExportCheckpoint(const std::string& path, const std::string& output,
-                        std::vector<std::string>* skipped, std::string* dir) {
+Status ExportCheckpoint(const std::string& path, const std::string& output, const std::string& key,
+                        std::vector<std::string>* skipped, std::string* source) {
+  std::string dir;
   checkpoint::Manifest manifest;
   model::CharLstm model(nullptr);
-  PETNAME_RETURN_IF_ERROR(LoadCheckpointModel(path, skipped, dir, &manifest, &model));
-  return WriteRecipeModel(model, manifest, output);
+  PETNAME_RETURN_IF_ERROR(LoadCheckpointModel(path, key, skipped, &dir, &manifest, &model));
+  PETNAME_RETURN_IF_ERROR(WriteRecipeModel(model, manifest, output));
+  *source = checkpoint::DescribeCheckpoint(dir, manifest, key);
+  return Status::Ok();
 }
 
 }  // namespace petname::exporter

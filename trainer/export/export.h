@@ -1,10 +1,10 @@
 // `petname export` and the model.safetensors a training run leaves: a CharLstm's parameters
-// written as a safetensors file in the recipe's format (recipe_format.h, safetensors_writer.h),
-// float32, on the host whatever device the model is on.
+// written as a safetensors file in the recipe's format (recipe_format.h,
+// checkpoint/tensor_file.h), float32, on the host whatever device the model is on.
 //
-// The file is written atomically (common/file_util.h): a temporary file beside `output` is
-// renamed over it, so a reader sees the old file or the complete new one, and a failure
-// leaves no partial file behind.
+// The file is written atomically (common/file_util.h): a temporary file beside `output`, given
+// its mode through its own descriptor, is renamed over it, so a reader sees the old file or the
+// complete new one, and a failure leaves no partial file behind.
 #pragma once
 
 #include <string>
@@ -26,15 +26,17 @@ Status WriteRecipeModel(model::CharLstm& model, const checkpoint::Manifest& mani
                         const std::string& output);
 
 // Loads the checkpoint `path` (a checkpoint directory, a file in one, or a --checkpoint-dir
-// whose newest valid checkpoint is taken; checkpoint/store.h ResolveCheckpoint) into a new
-// CharLstm on the CPU. Damaged checkpoints skipped on the way are described in `*skipped`;
-// FailedPrecondition for another vocabulary.
-Status LoadCheckpointModel(const std::string& path, std::vector<std::string>* skipped,
-                           std::string* dir, checkpoint::Manifest* manifest,
-                           model::CharLstm* model);
+// whose newest valid checkpoint is taken; checkpoint/store.h ResolveCheckpoint), verified with
+// `key` (checkpoint/manifest_mac.h; empty: none here), into a new CharLstm on the CPU. Damaged
+// checkpoints skipped on the way are described in `*skipped`; FailedPrecondition for another
+// vocabulary.
+Status LoadCheckpointModel(const std::string& path, const std::string& key,
+                           std::vector<std::string>* skipped, std::string* dir,
+                           checkpoint::Manifest* manifest, model::CharLstm* model);
 
-// LoadCheckpointModel, then WriteRecipeModel to `output`; `*dir` is the checkpoint exported.
-Status ExportCheckpoint(const std::string& path, const std::string& output,
-                        std::vector<std::string>* skipped, std::string* dir);
+// LoadCheckpointModel, then WriteRecipeModel to `output`; `*source` names the checkpoint
+// exported, its owner and signature (checkpoint/manifest_mac.h DescribeCheckpoint).
+Status ExportCheckpoint(const std::string& path, const std::string& output, const std::string& key,
+                        std::vector<std::string>* skipped, std::string* source);
 
 }  // namespace petname::exporter

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "trainer/checkpoint/checkpoint.h"
+#include "trainer/checkpoint/manifest_mac.h"
 #include "trainer/checkpoint/store.h"
 #include "trainer/data/vocabulary.h"
 #include "trainer/generate/sampling.h"
@@ -36,10 +37,11 @@ std::string SampleName(model::CharLstm& model, const GenerateOptions& o, int win
 }
 
 Status RunGenerate(const GenerateOptions& o, std::vector<std::string>* names,
-                   std::vector<std::string>* warnings) {
+                   std::vector<std::string>* warnings, std::string* source) {
   std::string dir;
   checkpoint::Manifest manifest;
-  PETNAME_RETURN_IF_ERROR(checkpoint::ResolveCheckpoint(o.checkpoint, warnings, &dir, &manifest));
+  PETNAME_RETURN_IF_ERROR(
+      checkpoint::ResolveCheckpoint(o.checkpoint, warnings, &dir, &manifest, o.checkpoint_key));
   if (manifest.vocabulary != data::kVocabulary) {
     return Status::FailedPrecondition(dir + " uses another vocabulary");
   }
@@ -48,15 +50,16 @@ Status RunGenerate(const GenerateOptions& o, std::vector<std::string>* names,
   model_options.hidden_size = manifest.hyper.hidden_size;
   model_options.num_layers = manifest.hyper.num_layers;
   model::CharLstm model(model_options);
-  PETNAME_RETURN_IF_ERROR(checkpoint::LoadModel(dir, model));
+  PETNAME_RETURN_IF_ERROR(checkpoint::LoadModel(dir, manifest, model));
   model->eval();
   std::set<std::string> excluded;
   if (o.exclude_training_names) {
     std::vector<std::string> training;
-    PETNAME_RETURN_IF_ERROR(checkpoint::ReadTrainingNames(dir, &training));
+    PETNAME_RETURN_IF_ERROR(checkpoint::ReadTrainingNames(dir, manifest, &training));
     excluded.insert(training.begin(), training.end());
   }
 
+  *source = checkpoint::DescribeCheckpoint(dir, manifest, o.checkpoint_key);
   torch::NoGradGuard no_grad;
   Random random(o.seed);
   const int64_t max_attempts = 100 * o.count;
@@ -76,9 +79,9 @@ Status RunGenerate(const GenerateOptions& o, std::vector<std::string>* names,
 }  // namespace
 
 Status Generate(const GenerateOptions& options, std::vector<std::string>* names,
-                std::vector<std::string>* warnings) {
+                std::vector<std::string>* warnings, std::string* source) {
   try {
-    return RunGenerate(options, names, warnings);
+    return RunGenerate(options, names, warnings, source);
   } catch (const c10::Error& e) {
     return Status::Internal(std::string("generation failed: ") + e.what_without_backtrace());
   }

@@ -22,11 +22,13 @@ struct GenerateOptions {
   std::string prefix;  // lower-cased name characters
   bool exclude_training_names = false;
   int max_length = 24;
+  std::string checkpoint_key;  // the job's key (checkpoint/manifest_mac.h); empty: none here
 };
 
 // Fills `*names` with `count` title-cased names. Damaged checkpoints skipped on the way are
-// described in `*warnings`.
+// described in `*warnings`; `*source` names the checkpoint read, its owner and signature
+// (checkpoint/manifest_mac.h DescribeCheckpoint).
 Status Generate(const GenerateOptions& options, std::vector<std::string>* names,
-                std::vector<std::string>* warnings);
+                std::vector<std::string>* warnings, std::string* source);
 
 }  // namespace petname::generate

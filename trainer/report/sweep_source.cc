@@ -37,7 +37,7 @@ bool NewestManifest(const fs::path& trial_dir, checkpoint::Manifest* out) {
     if (checkpoint::ReadCheckpointFile(dir.string(), "manifest.json", checkpoint::kMaxManifestBytes,
                                        &text)
             .ok() &&
-        checkpoint::ParseManifest(text, out).ok()) {
+        checkpoint::ParseManifest(text, /*key=*/"", out).ok()) {
       return true;
     }
   }

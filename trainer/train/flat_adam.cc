@@ -1,22 +1,14 @@
 #include "trainer/train/flat_adam.h"
 
-#include <torch/version.h>
-
 #include <memory>
 #include <string>
+
+#include "trainer/checkpoint/adam_state.h"
 
 namespace petname::train {
 namespace {
 
-// torch::optim::Optimizer keys its per-parameter state by the parameter's TensorImpl, as a
-// string in LibTorch 1.x and as the pointer itself in 2.x.
-auto StateKey(const torch::Tensor& p) {
-#if TORCH_VERSION_MAJOR >= 2
-  return static_cast<void*>(p.unsafeGetTensorImpl());
-#else
-  return c10::guts::to_string(p.unsafeGetTensorImpl());
-#endif
-}
+using checkpoint::AdamStateKey;
 
 const torch::optim::AdamOptions& OptionsOf(const torch::optim::Adam& adam) {
   return static_cast<const torch::optim::AdamOptions&>(adam.param_groups().at(0).options());
@@ -49,7 +41,7 @@ FlatAdam::FlatAdam(std::vector<torch::Tensor> params, const torch::optim::Adam& 
     torch::Tensor slice = params_flat_.narrow(0, offset, n);
     slice.copy_(p.reshape({-1}));
     p.set_data(slice.view(p.sizes()));
-    const auto found = adam.state().find(StateKey(p));
+    const auto found = adam.state().find(AdamStateKey(p));
     if (found != adam.state().end()) {
       const auto& s = static_cast<const torch::optim::AdamParamState&>(*found->second);
       exp_avg_.narrow(0, offset, n).copy_(s.exp_avg().reshape({-1}));
@@ -92,7 +84,7 @@ void FlatAdam::ExportTo(torch::optim::Adam& adam) const {
     state->step(steps);
     state->exp_avg(exp_avg_.narrow(0, offset, n).view(p.sizes()).clone());
     state->exp_avg_sq(exp_avg_sq_.narrow(0, offset, n).view(p.sizes()).clone());
-    adam.state()[StateKey(p)] = std::move(state);
+    adam.state()[AdamStateKey(p)] = std::move(state);
     offset += n;
   }
 }

@@ -108,20 +108,25 @@ checkpoint::Manifest ManifestFor(const data::Dataset& data, const TrainOptions& 
 
 // Restores model, optimizer and progress from the newest valid checkpoint, if there is one.
 Status Resume(const TrainOptions& o, const checkpoint::Manifest& want, model::CharLstm& model,
-              torch::optim::Optimizer& optimizer, Reporter* reporter, checkpoint::Manifest* have) {
+              torch::optim::Adam& optimizer, Reporter* reporter, checkpoint::Manifest* have) {
   std::vector<std::string> skipped;
   std::string dir;
-  Status st = checkpoint::FindNewestValid(o.checkpoint_dir, &skipped, &dir, have);
+  Status st = checkpoint::FindNewestValid(o.checkpoint_dir, &skipped, &dir, have, o.checkpoint_key);
   for (const std::string& s : skipped) reporter->Warning("skipping damaged checkpoint: " + s);
   if (st.code() == Status::Code::kNotFound) {
     reporter->Note("no checkpoint in " + o.checkpoint_dir + "; starting from scratch");
     return Status::Ok();
   }
+  checkpoint::Owner claimed;
+  if (st.code() == Status::Code::kCorruption && !o.checkpoint_key.empty() &&
+      checkpoint::ClaimedOwner(o.checkpoint_dir, &claimed)) {
+    PETNAME_RETURN_IF_ERROR(checkpoint::CheckClaimedOwner(claimed, want.owner, o.checkpoint_dir));
+  }
   PETNAME_RETURN_IF_ERROR(st);
   PETNAME_RETURN_IF_ERROR(checkpoint::CheckResumable(*have, want, o.force_resume));
   PETNAME_RETURN_IF_ERROR(
       checkpoint::CheckOwner(*have, want, {o.adopt_checkpoints, o.force_resume}, o.checkpoint_dir));
-  PETNAME_RETURN_IF_ERROR(checkpoint::LoadTrainingState(dir, model, optimizer));
+  PETNAME_RETURN_IF_ERROR(checkpoint::LoadTrainingState(dir, *have, model, optimizer));
   reporter->Note("resuming from " + dir + " (epoch " + std::to_string(have->epoch) + ", step " +
                  std::to_string(have->step) + ")");
   const int64_t was = have->hyper.batch_size * have->world_size;
@@ -141,12 +146,12 @@ Status Resume(const TrainOptions& o, const checkpoint::Manifest& want, model::Ch
 // then fails the run with the returned Status), reported as one warning line.
 Status Checkpoint(const data::Dataset& data, const TrainOptions& o,
                   const checkpoint::Manifest& manifest, model::CharLstm& model,
-                  torch::optim::Optimizer& optimizer, TrainStep* step, bool last,
-                  RunRecorder* recorder, Reporter* reporter) {
+                  torch::optim::Adam& optimizer, TrainStep* step, bool last, RunRecorder* recorder,
+                  Reporter* reporter) {
   const Clock::time_point start = Clock::now();
   step->SyncOptimizer();
   Status st = checkpoint::SaveCheckpoint(o.checkpoint_dir, manifest, o.keep, model, optimizer,
-                                         data.training_names);
+                                         data.training_names, o.checkpoint_key);
   if (st.ok()) {
     recorder->Checkpoint(SecondsSince(start));
     return st;

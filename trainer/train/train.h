@@ -68,6 +68,7 @@ struct TrainOptions {
   bool resume = false;
   bool force_resume = false;
   checkpoint::Owner owner;         // recorded in every checkpoint (checkpoint/owner.h)
+  std::string checkpoint_key;      // signs and checks manifests (checkpoint/manifest_mac.h)
   bool adopt_checkpoints = false;  // resume another owner's checkpoints, or other settings
   dist::RankConfig rank;           // world size 1 unless launched as a rank
   dist::CommOptions comm;

@@ -33,7 +33,7 @@ class FullDiskTest : public ::testing::Test {
 
   // Stages epoch `epoch` with a model.pt of `bytes` bytes.
   Status Stage(int64_t epoch, int64_t bytes, CheckpointWriter* w) {
-    PETNAME_RETURN_IF_ERROR(CheckpointWriter::Begin(root_, epoch, w));
+    PETNAME_RETURN_IF_ERROR(CheckpointWriter::Begin(root_, epoch, w, Owner{}, ""));
     return WriteFile(w->FilePath("model.pt"), std::string(static_cast<size_t>(bytes), 'w'));
   }
 
@@ -69,7 +69,7 @@ class FullDiskTest : public ::testing::Test {
     ASSERT_TRUE(ReadFile(root_ + "/latest", &latest).ok());
     EXPECT_EQ(latest, "epoch-000001\n");
     Manifest m;
-    EXPECT_TRUE(VerifyCheckpoint(root_ + "/epoch-000001", &m).ok());
+    EXPECT_TRUE(VerifyCheckpoint(root_ + "/epoch-000001", &m, "").ok());
     for (const auto& entry : fs::directory_iterator(root_)) {
       const std::string name = entry.path().filename().string();
       EXPECT_TRUE(name == "epoch-000001" || name == "latest") << name;
@@ -100,7 +100,7 @@ TEST_F(FullDiskTest, FailedFileWriteLeavesTheStoreAsItWasUntilSpaceReturns) {
   std::vector<std::string> skipped;
   std::string dir;
   Manifest m;
-  ASSERT_TRUE(FindNewestValid(root_, &skipped, &dir, &m).ok());
+  ASSERT_TRUE(FindNewestValid(root_, &skipped, &dir, &m, "").ok());
   EXPECT_EQ(m.epoch, 2);
 }
 

@@ -13,13 +13,14 @@ namespace {
 
 Manifest Sample() {
   Manifest m = SampleManifest(3);
-  m.files = {{"model.pt", std::string(64, 'b')}, {"optimizer.pt", std::string(64, 'c')}};
+  m.files = {{"model.safetensors", std::string(64, 'b')},
+             {"optimizer.safetensors", std::string(64, 'c')}};
   return m;
 }
 
 // Sample()'s JSON with the member at `path` (a JSON pointer) set to `value`.
 std::string With(const std::string& path, const nlohmann::json& value) {
-  nlohmann::json j = nlohmann::json::parse(ManifestToJson(Sample()));
+  nlohmann::json j = nlohmann::json::parse(ManifestToJson(Sample(), ""));
   j[nlohmann::json::json_pointer(path)] = value;
   return j.dump();
 }
@@ -27,7 +28,7 @@ std::string With(const std::string& path, const nlohmann::json& value) {
 TEST(ManifestTest, RoundTrips) {
   Manifest m = Sample();
   Manifest got;
-  ASSERT_TRUE(ParseManifest(ManifestToJson(m), &got).ok());
+  ASSERT_TRUE(ParseManifest(ManifestToJson(m, ""), "", &got).ok());
   EXPECT_EQ(got.epoch, 3);
   EXPECT_EQ(got.step, 225);
   EXPECT_EQ(got.hyper.hidden_size, 128);
@@ -38,15 +39,16 @@ TEST(ManifestTest, RoundTrips) {
   EXPECT_EQ(got.data_fingerprint, m.data_fingerprint);
   EXPECT_EQ(got.metrics.val_accuracy, 0.55);
   EXPECT_EQ(got.files, m.files);
-  EXPECT_EQ(ManifestToJson(got), ManifestToJson(m));
+  EXPECT_EQ(ManifestToJson(got, ""), ManifestToJson(m, ""));
 }
 
 TEST(ManifestTest, RejectsDamagedText) {
   Manifest got;
-  std::string json = ManifestToJson(Sample());
-  EXPECT_EQ(ParseManifest(json.substr(0, json.size() / 2), &got).code(), Status::Code::kCorruption);
-  EXPECT_EQ(ParseManifest("{\"format_version\": 1}", &got).code(), Status::Code::kCorruption);
-  EXPECT_EQ(ParseManifest("[]", &got).code(), Status::Code::kCorruption);
+  std::string json = ManifestToJson(Sample(), "");
+  EXPECT_EQ(ParseManifest(json.substr(0, json.size() / 2), "", &got).code(),
+            Status::Code::kCorruption);
+  EXPECT_EQ(ParseManifest("{\"format_version\": 2}", "", &got).code(), Status::Code::kCorruption);
+  EXPECT_EQ(ParseManifest("[]", "", &got).code(), Status::Code::kCorruption);
 }
 
 // A manifest is untrusted: every field is type- and range-checked and the error names it.
@@ -89,15 +91,15 @@ TEST(ManifestTest, RejectsOutOfRangeFieldsNamingThem) {
   for (const auto& [path, value, needle] : cases) {
     SCOPED_TRACE(path + " = " + value.dump().substr(0, 40));
     Manifest got;
-    Status st = ParseManifest(With(path, value), &got);
+    Status st = ParseManifest(With(path, value), "", &got);
     EXPECT_EQ(st.code(), Status::Code::kCorruption);
     EXPECT_NE(st.message().find("manifest.json: " + needle), std::string::npos) << st.message();
   }
-  nlohmann::json missing = nlohmann::json::parse(ManifestToJson(Sample()));
+  nlohmann::json missing = nlohmann::json::parse(ManifestToJson(Sample(), ""));
   missing["hyper_parameters"].erase("window");
   Manifest got;
   EXPECT_NE(
-      ParseManifest(missing.dump(), &got).message().find("hyper_parameters.window is missing"),
+      ParseManifest(missing.dump(), "", &got).message().find("hyper_parameters.window is missing"),
       std::string::npos);
 }
 
@@ -106,12 +108,12 @@ TEST(ManifestTest, NanMetricsRoundTrip) {
   Manifest m = Sample();
   m.metrics.val_loss = NAN;
   Manifest got;
-  ASSERT_TRUE(ParseManifest(ManifestToJson(m), &got).ok());
+  ASSERT_TRUE(ParseManifest(ManifestToJson(m, ""), "", &got).ok());
   EXPECT_TRUE(std::isnan(got.metrics.val_loss));
 }
 
 TEST(ManifestTest, PlainFileNames) {
-  for (const char* ok : {"model.pt", "names.txt", "rng.pt", "a-b_c.1"}) {
+  for (const char* ok : {"model.safetensors", "names.txt", "rng.safetensors", "a-b_c.1"}) {
     EXPECT_TRUE(IsPlainFileName(ok)) << ok;
   }
   for (const char* bad :
@@ -125,9 +127,23 @@ TEST(ManifestTest, OtherFormatVersionIsAPrecondition) {
   Manifest m = Sample();
   m.format_version = kFormatVersion + 1;
   Manifest got;
-  Status st = ParseManifest(ManifestToJson(m), &got);
+  Status st = ParseManifest(ManifestToJson(m, ""), "", &got);
   EXPECT_EQ(st.code(), Status::Code::kFailedPrecondition);
   EXPECT_NE(st.message().find("format version"), std::string::npos);
+}
+
+// Format 1 (TorchScript tensor files) is refused with the one way forward: the conversion.
+TEST(ManifestTest, FormatOneNamesTheConversion) {
+  Manifest m = Sample();
+  m.format_version = 1;
+  Manifest got;
+  Status st = ParseManifest(ManifestToJson(m, ""), "", &got);
+  EXPECT_EQ(st.code(), Status::Code::kFailedPrecondition);
+  EXPECT_EQ(st.message(),
+            "checkpoint format version 1 is not supported (this petname reads version 2); its "
+            "TorchScript tensor files run code when loaded: convert them once with `petname "
+            "convert-checkpoints --checkpoint-dir DIR` if nobody else could have written them, "
+            "or move them away");
 }
 
 TEST(ManifestTest, ResumeCompatibility) {

@@ -88,6 +88,19 @@ TEST(OwnerTest, AnotherOwnersCheckpointsAreRefusedNamingBothUnlessAdopted) {
   EXPECT_TRUE(CheckOwner(Manifest{}, want, {}, "/ck").ok());  // written by an older petname
 }
 
+// With the job's key, another job's checkpoints do not verify: whose they say they are is named,
+// and adopting them is not offered (they cannot be verified).
+TEST(OwnerTest, CheckpointsThatDoNotVerifyAndClaimAnotherOwnerAreNamed) {
+  const Status st = CheckClaimedOwner({"job ns/a", "u-a"}, {"job ns/b", "u-b"}, "/ck");
+  EXPECT_EQ(st.code(), Status::Code::kFailedPrecondition);
+  EXPECT_EQ(st.message(),
+            "the checkpoints in /ck belong to job ns/a (uid u-a), not to job ns/b (uid u-b) (none "
+            "of them is signed with this job's key); give this run its own checkpoint directory "
+            "(spec.checkpoint.subPath, or another --checkpoint-dir)");
+  EXPECT_TRUE(CheckClaimedOwner({"job ns/b", "u-b"}, {"job ns/b", "u-b"}, "/ck").ok());
+  EXPECT_TRUE(CheckClaimedOwner({}, {"job ns/b", "u-b"}, "/ck").ok());
+}
+
 TEST(OwnerTest, TheSameOwnerWithOtherSettingsIsRefusedNamingTheSetting) {
   Fingerprint other = kSettings;
   other["lr"] = "0.002";
@@ -113,14 +126,14 @@ TEST(OwnerTest, ManifestRecordsTheOwnerAndSettingsAndReadsOlderOnesWithout) {
   Manifest m = Owned("job ns/a", kSettings);
   m.owner.uid = "u-1";
   Manifest got;
-  ASSERT_TRUE(ParseManifest(ManifestToJson(m), &got).ok());
+  ASSERT_TRUE(ParseManifest(ManifestToJson(m, ""), "", &got).ok());
   EXPECT_EQ(got.owner.id, "job ns/a");
   EXPECT_EQ(got.owner.uid, "u-1");
   EXPECT_EQ(got.settings, kSettings);
   EXPECT_EQ(got.settings_sha256, FingerprintDigest(kSettings));
-  const std::string older = ManifestToJson(SampleManifest());
+  const std::string older = ManifestToJson(SampleManifest(), "");
   EXPECT_EQ(older.find("owner"), std::string::npos);
-  ASSERT_TRUE(ParseManifest(older, &got).ok());
+  ASSERT_TRUE(ParseManifest(older, "", &got).ok());
   EXPECT_EQ(got.owner.id, "");
   EXPECT_TRUE(got.settings.empty());
 }

@@ -18,7 +18,7 @@ class StoreTest : public ::testing::Test {
  protected:
   Status Save(int64_t epoch, int keep) {
     CheckpointWriter w;
-    PETNAME_RETURN_IF_ERROR(CheckpointWriter::Begin(root_.string(), epoch, &w));
+    PETNAME_RETURN_IF_ERROR(CheckpointWriter::Begin(root_.string(), epoch, &w, Owner{}, ""));
     std::ofstream(w.FilePath("model.pt")) << "weights of epoch " << epoch;
     return w.Commit(SampleManifest(epoch), keep);
   }
@@ -60,7 +60,7 @@ TEST_F(StoreTest, CommitPublishesVerifiesAndKeepsNewest) {
   std::vector<std::string> skipped;
   std::string dir;
   Manifest m;
-  ASSERT_TRUE(FindNewestValid(root_.string(), &skipped, &dir, &m).ok());
+  ASSERT_TRUE(FindNewestValid(root_.string(), &skipped, &dir, &m, "").ok());
   EXPECT_EQ(m.epoch, 4);
   EXPECT_EQ(m.files.count("model.pt"), 1u);
   EXPECT_TRUE(skipped.empty());
@@ -76,13 +76,13 @@ TEST_F(StoreTest, DamagedNewestFallsBackToThePrevious) {
   std::vector<std::string> skipped;
   std::string dir;
   Manifest m;
-  ASSERT_TRUE(FindNewestValid(root_.string(), &skipped, &dir, &m).ok());
+  ASSERT_TRUE(FindNewestValid(root_.string(), &skipped, &dir, &m, "").ok());
   EXPECT_EQ(m.epoch, 1);
   ASSERT_EQ(skipped.size(), 1u);
   EXPECT_NE(skipped[0].find("checksum"), std::string::npos);
 
   fs::resize_file(root_ / "epoch-000001" / "manifest.json", 10);
-  Status st = FindNewestValid(root_.string(), &skipped, &dir, &m);
+  Status st = FindNewestValid(root_.string(), &skipped, &dir, &m, "");
   EXPECT_EQ(st.code(), Status::Code::kCorruption);
 }
 
@@ -90,7 +90,7 @@ TEST_F(StoreTest, AbandonedWriterLeavesNothing) {
   ASSERT_TRUE(Save(1, 5).ok());
   {
     CheckpointWriter w;
-    ASSERT_TRUE(CheckpointWriter::Begin(root_.string(), 2, &w).ok());
+    ASSERT_TRUE(CheckpointWriter::Begin(root_.string(), 2, &w, Owner{}, "").ok());
     std::ofstream(w.FilePath("model.pt")) << "half";
   }
   EXPECT_EQ(ListCheckpoints(root_.string()), std::vector<std::string>{"epoch-000001"});
@@ -119,7 +119,7 @@ TEST_F(StoreTest, CheckpointMovedAsideByAKilledWriterIsRecovered) {
   std::vector<std::string> skipped;
   std::string dir;
   Manifest m;
-  ASSERT_TRUE(FindNewestValid(root_.string(), &skipped, &dir, &m).ok());
+  ASSERT_TRUE(FindNewestValid(root_.string(), &skipped, &dir, &m, "").ok());
   EXPECT_EQ(m.epoch, 2);
   EXPECT_EQ(Latest(), "epoch-000002\n");
   for (const auto& entry : fs::directory_iterator(root_)) {
@@ -129,14 +129,14 @@ TEST_F(StoreTest, CheckpointMovedAsideByAKilledWriterIsRecovered) {
   fs::create_directory(root_ / ".staging-epoch-000002-Ef34Gh.replaced");
   ASSERT_TRUE(CheckWritable(root_.string()).ok());
   EXPECT_FALSE(fs::exists(root_ / ".staging-epoch-000002-Ef34Gh.replaced"));
-  EXPECT_TRUE(VerifyCheckpoint((root_ / "epoch-000002").string(), &m).ok());
+  EXPECT_TRUE(VerifyCheckpoint((root_ / "epoch-000002").string(), &m, "").ok());
 }
 
 TEST_F(StoreTest, UnwritableRootFails) {
   fs::create_directories(root_);
   std::ofstream(root_ / "file") << "x";
   CheckpointWriter w;
-  Status st = CheckpointWriter::Begin((root_ / "file" / "sub").string(), 1, &w);
+  Status st = CheckpointWriter::Begin((root_ / "file" / "sub").string(), 1, &w, Owner{}, "");
   EXPECT_EQ(st.code(), Status::Code::kIoError);
 }
 
@@ -146,14 +146,15 @@ TEST_F(StoreTest, ResolveAcceptsRootDirectoryOrFile) {
   std::vector<std::string> skipped;
   std::string dir;
   Manifest m;
-  ASSERT_TRUE(ResolveCheckpoint(root_.string(), &skipped, &dir, &m).ok());
+  ASSERT_TRUE(ResolveCheckpoint(root_.string(), &skipped, &dir, &m, "").ok());
   EXPECT_EQ(m.epoch, 2);
-  ASSERT_TRUE(ResolveCheckpoint((root_ / "epoch-000001").string(), &skipped, &dir, &m).ok());
+  ASSERT_TRUE(ResolveCheckpoint((root_ / "epoch-000001").string(), &skipped, &dir, &m, "").ok());
   EXPECT_EQ(m.epoch, 1);
   ASSERT_TRUE(
-      ResolveCheckpoint((root_ / "epoch-000001" / "model.pt").string(), &skipped, &dir, &m).ok());
+      ResolveCheckpoint((root_ / "epoch-000001" / "model.pt").string(), &skipped, &dir, &m, "")
+          .ok());
   EXPECT_EQ(m.epoch, 1);
-  EXPECT_EQ(ResolveCheckpoint((root_ / "nope").string(), &skipped, &dir, &m).code(),
+  EXPECT_EQ(ResolveCheckpoint((root_ / "nope").string(), &skipped, &dir, &m, "").code(),
             Status::Code::kNotFound);
 }
 

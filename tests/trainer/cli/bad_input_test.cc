@@ -152,20 +152,21 @@ class CheckpointDamageTest : public ::testing::Test {
 };
 
 TEST_F(CheckpointDamageTest, CorruptNewestIsReportedAndThePreviousUsed) {
-  std::ofstream(root_ + "/epoch-000002/model.pt", std::ios::binary | std::ios::app) << "garbage";
+  std::ofstream(root_ + "/epoch-000002/model.safetensors", std::ios::binary | std::ios::app)
+      << "garbage";
   std::vector<std::string> args = SmallTrainArgs(3, root_);
   args.push_back("--resume");
   RunResult r = RunPetname(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("warning: skipping damaged checkpoint"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("checksum mismatch for model.pt"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("checksum mismatch for model.safetensors"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("resuming from " + root_ + "/epoch-000001"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("epoch 2/3"), std::string::npos);
   ExpectCheckpoints(root_, {"epoch-000001", "epoch-000002", "epoch-000003"});
 }
 
 TEST_F(CheckpointDamageTest, AllTruncatedIsAnError) {
-  fs::resize_file(root_ + "/epoch-000001/optimizer.pt", 5);
+  fs::resize_file(root_ + "/epoch-000001/optimizer.safetensors", 5);
   fs::resize_file(root_ + "/epoch-000002/manifest.json", 20);
   std::vector<std::string> args = SmallTrainArgs(3, root_);
   args.push_back("--resume");
@@ -181,7 +182,7 @@ TEST_F(CheckpointDamageTest, OtherFormatVersionIsRefused) {
   std::string path = root_ + "/epoch-000002/manifest.json";
   std::ifstream in(path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  text.replace(text.find("\"format_version\": 1"), 19, "\"format_version\": 99");
+  text.replace(text.find("\"format_version\": 2"), 19, "\"format_version\": 99");
   std::ofstream(path, std::ios::trunc) << text;
   std::vector<std::string> args = SmallTrainArgs(3, root_);
   args.push_back("--resume");

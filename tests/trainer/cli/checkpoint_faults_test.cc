@@ -137,16 +137,16 @@ TEST(CheckpointFaultsTest, TruncatedNewestAndAKilledWritersStagingAreSkipped) {
   TempDir dir;
   const std::string root = dir.Join("ckpt");
   ASSERT_EQ(RunPetname(SmallTrainArgs(2, root)).exit_code, 0);
-  const fs::path model = root + "/epoch-000002/model.pt";
+  const fs::path model = root + "/epoch-000002/model.safetensors";
   fs::resize_file(model, fs::file_size(model) / 2);
   fs::create_directory(root + "/.staging-epoch-000003-Ab12Cd");
-  std::ofstream(root + "/.staging-epoch-000003-Ab12Cd/model.pt") << "partial";
+  std::ofstream(root + "/.staging-epoch-000003-Ab12Cd/model.safetensors") << "partial";
 
   RunResult r = RunPetname(Resuming(3, root));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Count(r.err, "warning"), 1u) << r.err;
   EXPECT_NE(r.err.find("petname: warning: skipping damaged checkpoint: " + root +
-                       "/epoch-000002: checksum mismatch for model.pt"),
+                       "/epoch-000002: checksum mismatch for model.safetensors"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("resuming from " + root + "/epoch-000001"), std::string::npos) << r.err;
@@ -164,7 +164,8 @@ TEST(CheckpointFaultsTest, CheckpointMovedAsideByAKilledReplacementIsResumedFrom
   ASSERT_EQ(RunPetname(SmallTrainArgs(2, root)).exit_code, 0);
   fs::rename(root + "/epoch-000002", root + "/.staging-epoch-000002-Ab12Cd.replaced");
   fs::create_directory(root + "/.staging-epoch-000002-Ab12Cd");
-  std::ofstream(root + "/.staging-epoch-000002-Ab12Cd/model.pt") << "complete but unpublished";
+  std::ofstream(root + "/.staging-epoch-000002-Ab12Cd/model.safetensors")
+      << "complete but unpublished";
 
   RunResult r = RunPetname(Resuming(3, root));
   EXPECT_EQ(r.exit_code, 0) << r.err;

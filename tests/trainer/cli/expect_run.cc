@@ -27,7 +27,7 @@ void ExpectCheckpoints(const std::string& root, const std::vector<std::string>& 
   EXPECT_EQ(checkpoint::ListCheckpoints(root), names);
   for (const std::string& n : names) {
     checkpoint::Manifest m;
-    EXPECT_TRUE(checkpoint::VerifyCheckpoint(root + "/" + n, &m).ok()) << n;
+    EXPECT_TRUE(checkpoint::VerifyCheckpoint(root + "/" + n, &m, "").ok()) << n;
   }
   for (const auto& e : std::filesystem::directory_iterator(root)) {
     EXPECT_EQ(e.path().filename().string().rfind(".staging", 0), std::string::npos);

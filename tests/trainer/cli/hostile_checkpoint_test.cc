@@ -13,6 +13,7 @@
 #include "common/file_util.h"
 #include "tests/trainer/cli/expect_run.h"
 #include "tests/trainer/cli/run_petname.h"
+#include "tests/trainer/cli/trained_checkpoint.h"
 
 namespace petname::testing {
 namespace {
@@ -81,45 +82,26 @@ const std::vector<Damage>& Corpus() {
        "manifest.json is not valid JSON", "manifest.json is not valid JSON"},
       {"empty manifest", [](const std::string& d) { fs::resize_file(d + "/manifest.json", 0); },
        "manifest.json is not valid JSON", "manifest.json is not valid JSON"},
-      {"empty model.pt with its checksum",
+      {"empty model.safetensors with its checksum",
        [](const std::string& d) {
-         fs::resize_file(d + "/model.pt", 0);
-         SetField(d, "/files/model.pt", kEmptySha256);
+         fs::resize_file(d + "/model.safetensors", 0);
+         SetField(d, "/files/model.safetensors", kEmptySha256);
        },
-       "cannot load {dir}/model.pt", "cannot load"},
-      {"model.pt of another shape than the manifest's",
+       "{dir}/model.safetensors: has 0 bytes, too few for the header length",
+       "model.safetensors: has 0 bytes"},
+      {"model.safetensors of a larger model than the manifest's (refused before it is read)",
        [](const std::string& d) { SetField(d, "/hyper_parameters/hidden_size", 64); },
-       "/model.pt: parameter lstm.weight_ih_l0 is [512, 31] float, expected [256, 31] float",
+       "{dir}/model.safetensors has 1932380 bytes, more than 1555332", "different model shape"},
+      {"model.safetensors of a smaller model than the manifest's",
+       [](const std::string& d) { SetField(d, "/hyper_parameters/hidden_size", 256); },
+       "{dir}/model.safetensors: tensor lstm.weight_ih_l0 is F32 [512, 31], expected F32 [1024, "
+       "31]",
        "different model shape"},
   };
   return corpus;
 }
 
-class HostileCheckpointTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    trained_ = dir_.Join("trained");
-    RunResult r = RunPetname(SmallTrainArgs(1, trained_));
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-  }
-
-  // A fresh root holding a copy of the trained epoch-000001.
-  std::string CopyOfTrained(const std::string& name) {
-    const std::string root = dir_.Join(name);
-    fs::create_directories(root);
-    fs::copy(trained_ + "/epoch-000001", root + "/epoch-000001", fs::copy_options::recursive);
-    return root;
-  }
-
-  static std::vector<std::string> Resume(const std::string& root, int epochs) {
-    std::vector<std::string> args = SmallTrainArgs(epochs, root);
-    args.push_back("--resume");
-    return args;
-  }
-
-  TempDir dir_;
-  std::string trained_;
-};
+class HostileCheckpointTest : public TrainedCheckpointTest {};
 
 std::string Replace(std::string text, const std::string& from, const std::string& to) {
   for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
@@ -157,7 +139,9 @@ TEST_F(HostileCheckpointTest, TwentyDigitEpochDirectoryIsIgnored) {
            fs::copy_options::recursive);
   RunResult g = RunPetname({"generate", "--checkpoint", root, "--count", "3"});
   EXPECT_EQ(g.exit_code, 0) << g.err;
-  EXPECT_EQ(g.err, "");
+  EXPECT_EQ(g.err.rfind("petname: checkpoint " + root + "/epoch-000001 (epoch 1) of run ", 0), 0u)
+      << "one line naming the checkpoint read, nothing else: " << g.err;
+  EXPECT_EQ(g.err.find('\n'), g.err.size() - 1) << g.err;
   RunResult t = RunPetname(Resume(root, 2));
   EXPECT_EQ(t.exit_code, 0) << t.err;
   EXPECT_NE(t.err.find("resuming from " + root + "/epoch-000001"), std::string::npos) << t.err;

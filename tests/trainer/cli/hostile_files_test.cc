@@ -17,6 +17,7 @@
 #include "common/exit_codes.h"
 #include "tests/trainer/cli/expect_run.h"
 #include "tests/trainer/cli/run_petname.h"
+#include "tests/trainer/cli/trained_checkpoint.h"
 #include "tests/trainer/launch/subprocess.h"
 #include "tests/trainer/launch/syscall_hold.h"
 
@@ -54,22 +55,8 @@ mode_t ModeOf(const fs::path& path) {
   return st.st_mode & 07777;
 }
 
-class HostileCheckpointFilesTest : public ::testing::Test {
+class HostileCheckpointFilesTest : public TrainedCheckpointTest {
  protected:
-  void SetUp() override {
-    trained_ = dir_.Join("trained");
-    RunResult r = RunPetname(SmallTrainArgs(1, trained_));
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-  }
-
-  // A fresh root holding a copy of the trained epoch-000001.
-  std::string CopyOfTrained(const std::string& name) {
-    const std::string root = dir_.Join(name);
-    fs::create_directories(root);
-    fs::copy(trained_ + "/epoch-000001", root + "/epoch-000001", fs::copy_options::recursive);
-    return root;
-  }
-
   // Copies epoch-000001 of `root` as `epoch` and replaces its file `file` by a FIFO, or by a
   // symlink to /dev/zero when `fifo` is false.
   static std::string Plant(const std::string& root, const std::string& epoch,
@@ -85,22 +72,13 @@ class HostileCheckpointFilesTest : public ::testing::Test {
     }
     return dir;
   }
-
-  static std::vector<std::string> Resume(const std::string& root, int epochs) {
-    std::vector<std::string> args = SmallTrainArgs(epochs, root);
-    args.push_back("--resume");
-    return args;
-  }
-
-  TempDir dir_;
-  std::string trained_;
 };
 
-// The newest epoch's manifest (or model.pt) is a FIFO or a symlink to /dev/zero: resume skips
-// it with one warning and continues from epoch 1; generate, asked for that epoch, refuses it.
+// The newest epoch's manifest (or model.safetensors) is a FIFO or a symlink to /dev/zero: resume
+// skips it with one warning and continues from epoch 1; generate, asked for that epoch, refuses it.
 TEST_F(HostileCheckpointFilesTest, HostileNewestEpochIsSkippedOnResumeAndRefusedByGenerate) {
   int n = 0;
-  for (const char* file : {"manifest.json", "model.pt"}) {
+  for (const char* file : {"manifest.json", "model.safetensors"}) {
     for (bool fifo : {true, false}) {
       SCOPED_TRACE(std::string(file) + (fifo ? " as a FIFO" : " as a symlink to /dev/zero"));
       const std::string root = CopyOfTrained("case-" + std::to_string(n++));
@@ -213,7 +191,7 @@ TEST_F(HostileCheckpointFilesTest, CheckpointsArePrivateEvenUnderUmask0) {
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     SCOPED_TRACE(e.path().string());
     // The exported model is for others to read (0644) where the directory lets them.
-    const bool exported = e.path().filename() == "model.safetensors";
+    const bool exported = e.path() == fs::path(root) / "model.safetensors";
     EXPECT_EQ(ModeOf(e.path()), e.is_directory() ? 0700u : exported ? 0644u : 0600u);
     files += e.is_regular_file() ? 1 : 0;
   }

@@ -47,7 +47,7 @@ TEST(OwnershipTest, AnotherRunRefusesToResumeAndLeavesTheFirstRunsFilesAlone) {
   const fs::path staging = fs::path(root) / (".staging-epoch-000003-" +
                                              checkpoint::StagingTag({"run a", ""}) + "-Xy12Zw");
   fs::create_directory(staging);
-  std::ofstream(staging / "model.pt") << "being written";
+  std::ofstream(staging / "model.safetensors") << "being written";
   const auto before = Files(root);
 
   RunResult r = RunPetname(With(SmallTrainArgs(3, root), {"--run-id", "b", "--resume"}));
@@ -77,7 +77,7 @@ TEST(OwnershipTest, ARunWithoutRunIdResumesOnlyWithTheSameSettings) {
   r = RunPetname(With(SmallTrainArgs(2, root), {"--resume"}));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   checkpoint::Manifest m;
-  ASSERT_TRUE(checkpoint::VerifyCheckpoint(root + "/epoch-000002", &m).ok());
+  ASSERT_TRUE(checkpoint::VerifyCheckpoint(root + "/epoch-000002", &m, "").ok());
   EXPECT_EQ(m.owner.id, "run a");
 }
 
@@ -90,7 +90,7 @@ TEST(OwnershipTest, AdoptCheckpointsTakesThemOver) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("resuming from " + root + "/epoch-000001"), std::string::npos) << r.err;
   checkpoint::Manifest m;
-  ASSERT_TRUE(checkpoint::VerifyCheckpoint(root + "/epoch-000002", &m).ok());
+  ASSERT_TRUE(checkpoint::VerifyCheckpoint(root + "/epoch-000002", &m, "").ok());
   EXPECT_EQ(m.owner.id, "run b");
 }
 

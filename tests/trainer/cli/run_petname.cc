@@ -4,6 +4,7 @@
 #include <linux/capability.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,12 +17,14 @@ namespace petname::testing {
 
 namespace {
 
-RunResult Run(const std::vector<std::string>& args, bool unprivileged) {
+RunResult Run(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+              bool unprivileged) {
   TempDir io;
   const std::string out_path = io.Join("out");
   const std::string err_path = io.Join("err");
   std::vector<char*> argv;
-  std::string bin = PETNAME_BIN;
+  const char* other = ::getenv("PETNAME_TEST_BIN");
+  std::string bin = other != nullptr && *other != '\0' ? other : PETNAME_BIN;
   argv.push_back(bin.data());
   std::vector<std::string> copy = args;
   for (std::string& a : copy) argv.push_back(a.data());
@@ -34,6 +37,7 @@ RunResult Run(const std::vector<std::string>& args, bool unprivileged) {
     int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(out, STDOUT_FILENO);
     ::dup2(err, STDERR_FILENO);
+    for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
     if (unprivileged &&
         (::prctl(PR_CAPBSET_DROP, CAP_DAC_OVERRIDE) != 0 ||
          ::prctl(PR_CAPBSET_DROP, CAP_DAC_READ_SEARCH) != 0) &&
@@ -44,7 +48,9 @@ RunResult Run(const std::vector<std::string>& args, bool unprivileged) {
     ::_exit(127);
   }
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
+  r.max_rss_kb = usage.ru_maxrss;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   ReadFile(out_path, &r.out);
@@ -54,9 +60,14 @@ RunResult Run(const std::vector<std::string>& args, bool unprivileged) {
 
 }  // namespace
 
-RunResult RunPetname(const std::vector<std::string>& args) { return Run(args, false); }
+RunResult RunPetname(const std::vector<std::string>& args,
+                     const std::map<std::string, std::string>& env) {
+  return Run(args, env, false);
+}
 
-RunResult RunPetnameUnprivileged(const std::vector<std::string>& args) { return Run(args, true); }
+RunResult RunPetnameUnprivileged(const std::vector<std::string>& args) {
+  return Run(args, {}, true);
+}
 
 }  // namespace petname::testing
 

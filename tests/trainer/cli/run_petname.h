@@ -1,7 +1,10 @@
-// Runs the petname binary (path from the PETNAME_BIN definition) as a child process and
-// captures what it did, for tests that exercise the real executable.
+// Runs the petname binary (path from the PETNAME_BIN definition, or $PETNAME_TEST_BIN when set:
+// to run these tests against another build) as a child process and captures what it did, for
+// tests that exercise the real executable.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,13 +13,16 @@
 namespace petname::testing {
 
 struct RunResult {
-  int exit_code = -1;  // -1 when killed by a signal
-  int signal = 0;      // the signal that ended it, if any
-  std::string out;     // stdout
-  std::string err;     // stderr
+  int exit_code = -1;      // -1 when killed by a signal
+  int signal = 0;          // the signal that ended it, if any
+  std::string out;         // stdout
+  std::string err;         // stderr
+  int64_t max_rss_kb = 0;  // the child's peak resident memory (wait4's ru_maxrss)
 };
 
-RunResult RunPetname(const std::vector<std::string>& args);
+// Runs petname with `args`, its environment this process's plus (or overridden by) `env`.
+RunResult RunPetname(const std::vector<std::string>& args,
+                     const std::map<std::string, std::string>& env = {});
 
 // RunPetname without the privilege of reading and writing files whatever their mode: the child
 // loses CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (dropped from its capability bounding set

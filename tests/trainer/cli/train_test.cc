@@ -194,11 +194,12 @@ TEST(TrainTest, CheckpointLayoutAndRetention) {
   ASSERT_TRUE(ReadFile(dir.Join("ckpt/latest"), &latest).ok());
   EXPECT_EQ(latest, "epoch-000003\n");
   checkpoint::Manifest m;
-  ASSERT_TRUE(checkpoint::VerifyCheckpoint(dir.Join("ckpt/epoch-000003"), &m).ok());
+  ASSERT_TRUE(checkpoint::VerifyCheckpoint(dir.Join("ckpt/epoch-000003"), &m, "").ok());
   EXPECT_EQ(m.epoch, 3);
   EXPECT_EQ(m.hyper.hidden_size, 128);
   EXPECT_EQ(m.data_fingerprint.size(), 64u);
-  for (const char* f : {"model.pt", "optimizer.pt", "rng.pt", "names.txt"}) {
+  for (const char* f :
+       {"model.safetensors", "optimizer.safetensors", "rng.safetensors", "names.txt"}) {
     EXPECT_EQ(m.files.count(f), 1u) << f;
   }
 }

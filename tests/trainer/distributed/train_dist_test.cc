@@ -78,7 +78,7 @@ class TrainDistTest : public ::testing::Test {
     std::vector<std::string> skipped;
     std::string newest;
     checkpoint::Manifest manifest;
-    ASSERT_TRUE(checkpoint::FindNewestValid(ckpt, &skipped, &newest, &manifest).ok());
+    ASSERT_TRUE(checkpoint::FindNewestValid(ckpt, &skipped, &newest, &manifest, "").ok());
     EXPECT_GT(manifest.epoch_examples, 0) << "the stop should land inside an epoch";
     EXPECT_EQ(manifest.world_size, 2);
 
@@ -337,7 +337,7 @@ TEST_F(TrainDistTest, TwoNodesOfTwoRanksTrainAsAWorldOfFour) {
   std::vector<std::string> skipped;
   std::string newest;
   checkpoint::Manifest manifest;
-  ASSERT_TRUE(checkpoint::FindNewestValid(ckpt, &skipped, &newest, &manifest).ok());
+  ASSERT_TRUE(checkpoint::FindNewestValid(ckpt, &skipped, &newest, &manifest, "").ok());
   EXPECT_EQ(manifest.world_size, 4);
 }
 

@@ -158,8 +158,8 @@ def main():
         assert run(PETNAME, "export", "--checkpoint", CHECKPOINT_DIR, "--output", out).stdout \
             == out + "\n"
         assert read(out) == read(trained), "the export of the final checkpoint differs"
-        model_pt = os.path.join(CHECKPOINT_DIR, "epoch-000001", "model.pt")
-        run(PETNAME, "export", "--checkpoint", model_pt, "--output", out)
+        model_file = os.path.join(CHECKPOINT_DIR, "epoch-000001", "model.safetensors")
+        run(PETNAME, "export", "--checkpoint", model_file, "--output", out)
         assert read(out) == read(trained)
 
         model, meta = check_file(example, out, CHECKPOINT_DIR)

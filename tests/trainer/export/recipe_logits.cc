@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   std::string dir;
   checkpoint::Manifest manifest;
   model::CharLstm model(nullptr);
-  Status st = exporter::LoadCheckpointModel(argv[1], &skipped, &dir, &manifest, &model);
+  Status st = exporter::LoadCheckpointModel(argv[1], /*key=*/"", &skipped, &dir, &manifest, &model);
   if (!st.ok()) return Fail(st.message());
   const int64_t window = manifest.hyper.window;
   torch::NoGradGuard no_grad;

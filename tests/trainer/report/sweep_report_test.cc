@@ -99,7 +99,7 @@ void WriteTrialDir(const std::string& dir, int world_size, int64_t batch, double
   m.world_size = world_size;
   m.hyper.batch_size = batch;
   m.hyper.learning_rate = lr;
-  ASSERT_TRUE(WriteFileAtomically(dir + "/epoch-000001/manifest.json", ManifestToJson(m)).ok());
+  ASSERT_TRUE(WriteFileAtomically(dir + "/epoch-000001/manifest.json", ManifestToJson(m, "")).ok());
 }
 
 TEST(SweepReportTest, ABareVolumeOfTrialDirectoriesIsAReport) {

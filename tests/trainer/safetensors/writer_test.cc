@@ -1,4 +1,4 @@
-#include "trainer/export/safetensors_writer.h"
+#include "trainer/safetensors/writer.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-namespace petname::exporter {
+namespace petname::safetensors {
 namespace {
 
 uint64_t HeaderLength(const std::string& file) {
@@ -19,11 +19,36 @@ nlohmann::json Header(const std::string& file) {
   return nlohmann::json::parse(file.substr(8, HeaderLength(file)));
 }
 
+// Float32 tensors as the writer takes them, viewing the values this object keeps.
+class F32 {
+ public:
+  F32& Add(std::string name, std::vector<int64_t> shape, const std::vector<float>& values) {
+    names_.push_back(std::move(name));
+    shapes_.push_back(std::move(shape));
+    bytes_.emplace_back(reinterpret_cast<const char*>(values.data()),
+                        values.size() * sizeof(float));
+    return *this;
+  }
+  std::vector<TensorData> tensors() const {
+    std::vector<TensorData> out;
+    for (size_t i = 0; i < names_.size(); ++i) {
+      out.push_back({names_[i], Dtype::kF32, shapes_[i], bytes_[i]});
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<std::vector<int64_t>> shapes_;
+  std::vector<std::string> bytes_;
+};
+
 TEST(SafetensorsWriter, LaysOutHeaderThenLittleEndianFloats) {
   std::string file;
-  ASSERT_TRUE(EncodeSafetensors({{"a", {2}, {1.0F, -2.0F}}, {"b.c", {1, 1}, {0.5F}}},
-                                {{"window", "8"}}, &file)
-                  .ok());
+  ASSERT_TRUE(
+      EncodeSafetensors(F32().Add("a", {2}, {1.0F, -2.0F}).Add("b.c", {1, 1}, {0.5F}).tensors(),
+                        {{"window", "8"}}, &file)
+          .ok());
   const uint64_t n = HeaderLength(file);
   EXPECT_EQ((8 + n) % 8, 0U);
   ASSERT_EQ(file.size(), 8 + n + 12);
@@ -42,8 +67,9 @@ TEST(SafetensorsWriter, LaysOutHeaderThenLittleEndianFloats) {
 TEST(SafetensorsWriter, PadsTheHeaderWithSpacesToEightBytes) {
   for (size_t len = 0; len < 17; ++len) {
     std::string file;
-    ASSERT_TRUE(
-        EncodeSafetensors({{"t", {1}, {3.0F}}}, {{"k", std::string(len, 'x')}}, &file).ok());
+    ASSERT_TRUE(EncodeSafetensors(F32().Add("t", {1}, {3.0F}).tensors(),
+                                  {{"k", std::string(len, 'x')}}, &file)
+                    .ok());
     const uint64_t n = HeaderLength(file);
     EXPECT_EQ((8 + n) % 8, 0U) << len;
     const std::string header = file.substr(8, n);
@@ -63,7 +89,8 @@ TEST(SafetensorsWriter, EmptyFileHasOnlyMetadata) {
 
 TEST(SafetensorsWriter, ScalarAndEmptyTensors) {
   std::string file;
-  ASSERT_TRUE(EncodeSafetensors({{"s", {}, {7.0F}}, {"e", {0, 3}, {}}}, {}, &file).ok());
+  ASSERT_TRUE(
+      EncodeSafetensors(F32().Add("s", {}, {7.0F}).Add("e", {0, 3}, {}).tensors(), {}, &file).ok());
   const nlohmann::json header = Header(file);
   EXPECT_EQ(header["s"]["shape"], nlohmann::json::array());
   EXPECT_EQ(header["s"]["data_offsets"], nlohmann::json::parse("[0,4]"));
@@ -77,20 +104,39 @@ TEST(SafetensorsWriter, InvalidUtf8InMetadataIsReplacedNotThrown) {
   EXPECT_EQ(Header(file)["__metadata__"]["owner"], "run \xef\xbf\xbd");
 }
 
+TEST(SafetensorsWriter, OtherDtypesTakeTheirOwnSizes) {
+  const int64_t step = 3;
+  const std::string step_bytes(reinterpret_cast<const char*>(&step), sizeof(step));
+  std::string file;
+  ASSERT_TRUE(EncodeSafetensors({{"step", Dtype::kI64, {}, step_bytes},
+                                 {"rng", Dtype::kU8, {3}, std::string_view("abc")}},
+                                {}, &file)
+                  .ok());
+  const nlohmann::json header = Header(file);
+  EXPECT_EQ(header["step"],
+            nlohmann::json::parse(R"({"dtype":"I64","shape":[],"data_offsets":[0,8]})"));
+  EXPECT_EQ(header["rng"],
+            nlohmann::json::parse(R"({"dtype":"U8","shape":[3],"data_offsets":[8,11]})"));
+  EXPECT_EQ(file.substr(file.size() - 11), step_bytes + "abc");
+}
+
 TEST(SafetensorsWriter, RefusesBadTensors) {
   std::string file;
-  const std::vector<std::vector<F32Tensor>> bad = {
-      {{"", {1}, {1.0F}}},
-      {{"__metadata__", {1}, {1.0F}}},
-      {{"a", {1}, {1.0F}}, {"a", {1}, {2.0F}}},
-      {{"a", {2}, {1.0F}}},
-      {{"a", {-1}, {}}},
+  const std::vector<F32> bad = {
+      F32().Add("", {1}, {1.0F}),
+      F32().Add("__metadata__", {1}, {1.0F}),
+      F32().Add("a", {1}, {1.0F}).Add("a", {1}, {2.0F}),
+      F32().Add("a", {2}, {1.0F}),
+      F32().Add("a", {-1}, {}),
   };
-  for (const auto& tensors : bad) {
-    const Status st = EncodeSafetensors(tensors, {}, &file);
+  for (const F32& tensors : bad) {
+    const Status st = EncodeSafetensors(tensors.tensors(), {}, &file);
     EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << st.ToString();
   }
+  EXPECT_EQ(
+      EncodeSafetensors({{"rng", Dtype::kU8, {2}, std::string_view("abc")}}, {}, &file).code(),
+      Status::Code::kInvalidArgument);
 }
 
 }  // namespace
-}  // namespace petname::exporter
+}  // namespace petname::safetensors
