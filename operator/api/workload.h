@@ -14,7 +14,8 @@
 //  - one pod set "ranks": count = replicas, minCount = elasticPolicy.minReplicas when it is lower
 //    (partial admission), and the rank pod's template (its requests, GPUs included, and the
 //    processes per pod are in it);
-//  - queueName: the job's label kueue.x-k8s.io/queue-name (none for a job Kueue manages without one);
+//  - queueName: the job's label kueue.x-k8s.io/queue-name (none for a job Kueue manages without
+//  one);
 //  - priority and priorityClassRef: WorkloadPriority;
 //  - maximumExecutionTimeSeconds: the job's label kueue.x-k8s.io/max-exec-time-seconds when it is
 //    a positive 32-bit number (Kueue deactivates the Workload once it has been admitted that long);

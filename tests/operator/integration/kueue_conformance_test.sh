@@ -338,7 +338,7 @@ YAML
   tried() { [[ $(k get workload kc01-at-500 -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].message}') == *insufficient* ]]; }
   check "KC01 a Workload at 500 in that queue: Kueue tried it (insufficient quota)" eventually 30 tried
   check "KC01 ... and did not preempt the job whose pods run at 1000" \
-    eval 'admitted kc01c && ! cond_reason_is kc01c Suspended Preempted'
+    eval 'admitted kc01c && ! has_event kc01c Preempted'
   k delete workload kc01-at-500 >/dev/null
   k delete pntj kc01c >/dev/null
 }
@@ -426,7 +426,7 @@ kc09() {
     eval 'admit_run kc09b 1 && pod_has kc09b-rank-0 .spec.nodeSelector.instance on-demand' || return 1
   CPU=3 queued_job kc18 1 "$(in_queue fit)" "  scheduling: {priorityClassName: pods-$NS, nodeSelector: {instance: spot}}"
   need "KC18 a job whose pods run at 1000, for spot only, preempts kc09a there" \
-    eval 'eventually 60 cond_reason_is kc09a Suspended Preempted && admit_run kc18 1' || return 1
+    eval 'eventually 60 has_event kc09a Preempted && admit_run kc18 1' || return 1
   need "KC18 kc09a is admitted again in the other flavor: its new pod has instance=on-demand" \
     eval 'admit_run kc09a 1 && pod_has kc09a-rank-0 .spec.nodeSelector.instance on-demand' || return 1
   deactivate kc09a false
