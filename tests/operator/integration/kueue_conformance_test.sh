@@ -15,10 +15,11 @@
 # requeuing strategy that deactivates a Workload at its second PodsReadyTimeout (backoff 1 s),
 # manageJobsWithoutQueueName, a managedJobsNamespaceSelector that leaves out kube-system,
 # kueue-system (Kueue requires it) and namespaces labelled petname.dev/kueue-conformance=unmanaged,
-# and labelKeysToCopy [team]. The operator reads that
-# same file (--kueue-config); KC03 runs it without (Kueue's defaults). The slow cases (the
-# pods-ready timeouts and the maximum execution time) run in ClusterQueues of their own beside the
-# others, and are checked last.
+# and labelKeysToCopy [team]. The operator reads that same file (--kueue-config); KC03 runs it
+# without (Kueue's defaults). The slow cases run in ClusterQueues of their own beside the others:
+# KC26 and KC16 (Kueue's timeouts, pods' grace periods) in background shells whose checks are
+# counted at the end, KC25, KC27 and KC29 (never ready, a failure long after the start, the
+# maximum execution time) by jobs created first and checked last.
 #
 # Checks print `ok - KCnn ...` / `not ok - KCnn ...` (tests/lib/checks.sh); a scenario that stops
 # early prints `not ok - KCnn stopped early` and the suite fails. "Nothing happened" is asserted
@@ -106,6 +107,30 @@ scenario() {
     checks_summary
     exit 1
   fi
+}
+# background ID FUNCTION WHAT: runs a case that waits on Kueue's timers or grace periods (in a
+# ClusterQueue of its own) beside the others, its check lines kept in a file; collect reports them.
+BACKGROUND=()
+background() {
+  log "$1 (beside the others): $3"
+  (
+    "$2" || not_ok "$1 stopped early"
+  ) >"$LOG_DIR/$1.checks" 2>>"$CHECKS_LOG" &
+  BACKGROUND+=("$!:$1")
+}
+# collect: waits for the background cases and counts their checks as this shell's.
+collect() {
+  local entry line
+  for entry in "${BACKGROUND[@]}"; do
+    wait "${entry%%:*}" || true
+    while IFS= read -r line; do
+      case $line in
+        "ok - "*) ok "${line#ok - }" ;;
+        "not ok - "*) not_ok "${line#not ok - }" ;;
+      esac
+    done <"$LOG_DIR/${entry#*:}.checks"
+  done
+  BACKGROUND=()
 }
 # need NAME COMMAND...: check, and fail (for `|| return 1`) when that check failed.
 need() {
@@ -241,10 +266,12 @@ kc26() {
     eval 'admit_run kc26 1 && eventually 30 wl_is kc26 PodsReady True/Started' || return 1
   fail_pod kc26-rank-0 1 Error
   check "KC26 its rank fails: PodsReady False/WaitForRecovery" eventually 30 wl_is kc26 PodsReady False/WaitForRecovery
-  need "KC26 not recovered within recoveryTimeout: evicted (PodsReadyTimeout), no pod" \
-    eventually 60 eval 'has_event kc26 PodsReadyTimeout && has_pods kc26 0' || return 1
-  need "KC26 admitted again after the backoff: its rank comes back" \
-    eventually 60 eval 'admitted kc26 && has_pods kc26 1' || return 1
+  need "KC26 not recovered within recoveryTimeout: evicted (event PodsReadyTimeout)" \
+    eventually 60 has_event kc26 PodsReadyTimeout || return 1
+  # The eviction's pod goes and the next admission's comes within about a second: the new one is
+  # told by its restart generation (status.restarts 1 since the failure).
+  need "KC26 admitted again after the backoff: its rank comes back (a pod of generation 1)" \
+    eventually 60 eval 'admitted kc26 && has_pods kc26 1 && generation_is kc26-rank-0 1' || return 1
   check "KC26 the new admission is timed as a start (PodsReady False/WaitForStart)" \
     eventually 30 wl_is kc26 PodsReady False/WaitForStart
   run_all kc26 1
@@ -253,7 +280,46 @@ kc26() {
     eval 'admitted kc26 && [[ $(wl_cond kc26 Evicted) != True/* && $(wl kc26 .spec.active) != false ]]'
   k delete pntj kc26 >/dev/null
 }
-scenario KC26 kc26 "evicted from WaitForRecovery, then admitted again and timed as a start"
+background KC26 kc26 "evicted from WaitForRecovery, then admitted again and timed as a start"
+
+kc16() {
+  ka create -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Node
+metadata: {name: lost-$NS}
+YAML
+  local grace="  template: {spec: {terminationGracePeriodSeconds: 3}}"
+  queued_job kc16 1 "$(in_queue lost)" "$grace"
+  need "KC16 kc16 admitted, its pod bound to a node that never answers, Running" \
+    eval 'eventually 60 has_pods kc16 1 && bind kc16-rank-0 lost-$NS && admit_run kc16 1' || return 1
+  queued_job kc16w 1 "$(in_queue lost)" "$grace"
+  check "KC16 kc16w waits for the quota" eventually 30 cond_reason_is kc16w Suspended WaitingForAdmission
+  local old
+  old=$(wl kc16 .metadata.uid)
+  k delete workload "$(wl_name kc16)" --wait=false >/dev/null
+  check "KC16 Workload deleted by hand: kc16 stops (WorkloadDeleted), its pod Terminating" \
+    eventually 30 eval 'cond_reason_is kc16 Suspended WorkloadDeleted && terminating kc16-rank-0'
+  check "KC16 the old Workload goes once the grace period is over: kc16w is admitted" \
+    eventually 60 eval 'admitted kc16w && [[ $(wl kc16 .metadata.uid) != '"$old"' ]]'
+  new_after_grace() {
+    (($(date -d "$(wl kc16 .metadata.creationTimestamp)" +%s) >= $(date -d "$(k get pod kc16-rank-0 -o jsonpath='{.metadata.deletionTimestamp}')" +%s)))
+  }
+  check "KC16 ... not before the end of the pod's grace period, and while it is still Terminating" \
+    eval 'new_after_grace && terminating kc16-rank-0'
+  k delete pod kc16-rank-0 --grace-period=0 --force >/dev/null 2>&1 || true
+  k delete pntj kc16 >/dev/null
+  need "KC12 kc16w runs on the lost node" eval 'eventually 30 has_pods kc16w 1 && bind kc16w-rank-0 lost-$NS && admit_run kc16w 1' || return 1
+  queued_job kc12 1 "$(in_queue lost "high-$NS")"
+  check "KC12 preempted: kc16w Suspended/Preempted, its pod Terminating" \
+    eventually 60 eval 'cond_reason_is kc16w Suspended Preempted && terminating kc16w-rank-0'
+  check "KC12 released, kc12 admitted, the pod still Terminating" \
+    eventually 60 eval 'released kc16w && admitted kc12 && terminating kc16w-rank-0'
+  check "KC12 ... the reservation was released no earlier than the end of the pod's grace period" \
+    released_after kc16w kc16w-rank-0
+  k delete pod kc16w-rank-0 --grace-period=0 --force >/dev/null 2>&1 || true
+  k delete pntj kc16w kc12 >/dev/null
+}
+background KC16 kc16 "a pod on a lost node holds a deleted or preempted Workload's quota for its grace period only"
 
 kc01() {
   k create -f - >/dev/null <<YAML
@@ -490,44 +556,6 @@ kc15() {
 }
 scenario KC15 kc15 "Should unsuspend job iff localQueue is in the same namespace"
 
-kc16() {
-  ka create -f - >/dev/null <<YAML
-apiVersion: v1
-kind: Node
-metadata: {name: lost-$NS}
-YAML
-  local grace="  template: {spec: {terminationGracePeriodSeconds: 3}}"
-  queued_job kc16 1 "$(in_queue lost)" "$grace"
-  need "KC16 kc16 admitted, its pod bound to a node that never answers, Running" \
-    eval 'eventually 60 has_pods kc16 1 && bind kc16-rank-0 lost-$NS && admit_run kc16 1' || return 1
-  queued_job kc16w 1 "$(in_queue lost)" "$grace"
-  check "KC16 kc16w waits for the quota" eventually 30 cond_reason_is kc16w Suspended WaitingForAdmission
-  local old
-  old=$(wl kc16 .metadata.uid)
-  k delete workload "$(wl_name kc16)" --wait=false >/dev/null
-  check "KC16 Workload deleted by hand: kc16 stops (WorkloadDeleted), its pod Terminating" \
-    eventually 30 eval 'cond_reason_is kc16 Suspended WorkloadDeleted && terminating kc16-rank-0'
-  check "KC16 the old Workload goes once the grace period is over: kc16w is admitted" \
-    eventually 60 eval 'admitted kc16w && [[ $(wl kc16 .metadata.uid) != '"$old"' ]]'
-  new_after_grace() {
-    (($(date -d "$(wl kc16 .metadata.creationTimestamp)" +%s) >= $(date -d "$(k get pod kc16-rank-0 -o jsonpath='{.metadata.deletionTimestamp}')" +%s)))
-  }
-  check "KC16 ... not before the end of the pod's grace period, and while it is still Terminating" \
-    eval 'new_after_grace && terminating kc16-rank-0'
-  k delete pod kc16-rank-0 --grace-period=0 --force >/dev/null 2>&1 || true
-  k delete pntj kc16 >/dev/null
-  need "KC12 kc16w runs on the lost node" eval 'eventually 30 has_pods kc16w 1 && bind kc16w-rank-0 lost-$NS && admit_run kc16w 1' || return 1
-  queued_job kc12 1 "$(in_queue lost "high-$NS")"
-  check "KC12 preempted: kc16w Suspended/Preempted, its pod Terminating" \
-    eventually 60 eval 'cond_reason_is kc16w Suspended Preempted && terminating kc16w-rank-0'
-  check "KC12 released, kc12 admitted, the pod still Terminating" \
-    eventually 60 eval 'released kc16w && admitted kc12 && terminating kc16w-rank-0'
-  check "KC12 ... the reservation was released no earlier than the end of the pod's grace period" \
-    released_after kc16w kc16w-rank-0
-  k delete pod kc16w-rank-0 --grace-period=0 --force >/dev/null 2>&1 || true
-  k delete pntj kc16w kc12 >/dev/null
-}
-scenario KC16 kc16 "a pod on a lost node holds a deleted or preempted Workload's quota for its grace period only"
 
 kc20() {
   queued_job kc20 4 "$(in_queue prio)"
@@ -606,6 +634,7 @@ YAML
 }
 scenario KC11 kc11 "topology-aware scheduling: the admission is refused"
 
+collect
 lanes() {
   check "KC25 never ready: evicted (PodsReadyTimeout) at the timeout" eventually 60 has_event kc25 PodsReadyTimeout
   check "KC28 queued again after the backoff, deactivated at the requeuing limit" \
