@@ -76,22 +76,30 @@ def suite_ids(findings):
     return ids
 
 
+def against_suite(doc, table, rows, column, ids, findings):
+    """Every KCnn that column `column` of `rows` names is one of the suite's `ids`, and every one
+    of `ids` is named by some row."""
+    named = set()
+    for row in rows:
+        found = set(ID.findall(row[column]))
+        named |= found
+        for kc in sorted(found - ids):
+            findings.append(f"{doc}: row '{row[0][:60]}' names {kc}, which the suite does not run")
+    for kc in sorted(ids - named):
+        findings.append(f"{doc}: scenario {kc} of the suite is in no row of {table}")
+
+
 def check_testing(ids, findings):
     rows = table_rows(section(read(TESTING), "## Kueue conformance", TESTING, findings), 3)
     if not rows:
         findings.append("docs/testing.md: the Kueue conformance table has no rows")
-    named = set()
     for case, scenario, result in rows:
         found = set(ID.findall(scenario))
-        named |= found
-        for kc in sorted(found - ids):
-            findings.append(f"docs/testing.md: row '{case[:60]}' names {kc}, which the suite does not run")
         if found and not re.match(r"(pass|difference:)", result):
             findings.append(f"docs/testing.md: row '{case[:60]}' names {scenario} but its result is '{result[:40]}'")
         if not found and not re.match(r"(difference|not ported): \S", result):
             findings.append(f"docs/testing.md: row '{case[:60]}' has no scenario and no reason why")
-    for kc in sorted(ids - named):
-        findings.append(f"docs/testing.md: scenario {kc} of the suite has no row in the Kueue conformance table")
+    against_suite("docs/testing.md", "the Kueue conformance table", rows, 1, ids, findings)
 
 
 def check_guide(ids, findings):
@@ -99,18 +107,12 @@ def check_guide(ids, findings):
     rows = table_rows(section("\n".join(kueue), "### What is supported", GUIDE, findings), 3)
     if not rows:
         findings.append("docs/user-guide.md: the table of what is supported has no rows")
-    named = set()
     for feature, support, scenarios in rows:
-        found = set(ID.findall(scenarios))
-        named |= found
         if not re.match(r"(yes|partly|no)\b", support):
             findings.append(f"docs/user-guide.md: '{feature[:60]}': '{support[:20]}' is not yes, partly or no")
-        if re.match(r"(yes|partly)\b", support) and not found:
+        if re.match(r"(yes|partly)\b", support) and not ID.search(scenarios):
             findings.append(f"docs/user-guide.md: '{feature[:60]}' is supported but names no scenario")
-        for kc in sorted(found - ids):
-            findings.append(f"docs/user-guide.md: '{feature[:60]}' names {kc}, which the suite does not run")
-    for kc in sorted(ids - named):
-        findings.append(f"docs/user-guide.md: scenario {kc} of the suite is in no row of 'What is supported'")
+    against_suite("docs/user-guide.md", "'What is supported'", rows, 2, ids, findings)
 
 
 def main():
