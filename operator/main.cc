@@ -44,6 +44,8 @@ int Run(int argc, char** argv) {
   kube::RestConfig config;
   s = app::LoadRestConfig(options, &config);
   if (!s.ok()) return Fail(s, s.code() == Status::Code::kNotFound ? 2 : s.ExitCode());
+  s = app::LoadKueueConfig(options, &settings.kueue);
+  if (!s.ok()) return Fail(s, 2);
   // SIGTERM/SIGINT are taken by sigwait below; block them before any thread starts.
   sigset_t signals;
   sigemptyset(&signals);

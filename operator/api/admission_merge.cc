@@ -130,4 +130,45 @@ Status MergeAdmission(const std::vector<Json>& flavors, const Json& pod_set_upda
   return Status::Ok();
 }
 
+namespace {
+
+bool Dns1123Label(const std::string& s) {
+  if (s.empty() || s.size() > 63) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  for (char c : s) {
+    if (!alnum(c) && c != '-') return false;
+  }
+  return alnum(s.front()) && alnum(s.back());
+}
+
+}  // namespace
+
+Json KueuePodLabels(const Json& wl) {
+  Json labels = {
+      {"kueue.x-k8s.io/podset", kPodSetName},
+      {"kueue.x-k8s.io/local-queue-name", wl.value("/spec/queueName"_json_pointer, std::string())}};
+  const std::string cq = wl.value("/status/admission/clusterQueue"_json_pointer, std::string());
+  if (Dns1123Label(cq)) labels["kueue.x-k8s.io/cluster-queue-name"] = cq;
+  return {{"name", kPodSetName}, {"labels", labels}};
+}
+
+Status TopologyRefusal(const WorkloadState& wl, const std::vector<Json>& flavors) {
+  std::string topology;
+  for (const Json& flavor : flavors) {
+    const std::string name = flavor.value("/spec/topologyName"_json_pointer, std::string());
+    if (!name.empty()) {
+      topology = "ResourceFlavor " + flavor.value("/metadata/name"_json_pointer, std::string()) +
+                 " has topology " + name;
+      break;
+    }
+  }
+  if (topology.empty() && !wl.topology_assigned) return Status::Ok();
+  return Status::FailedPrecondition(
+      "Kueue placed it by topology-aware scheduling (" +
+      (topology.empty() ? std::string("a topologyAssignment") : topology) +
+      "), which PetNameTrainingJobs do not support: their rank pods have no scheduling gate or "
+      "topology annotations and would not follow the assignment; use a ClusterQueue whose "
+      "flavors have no topologyName");
+}
+
 }  // namespace petname::api

@@ -105,6 +105,7 @@ WorkloadState WorkloadStateFromJson(const Json& wl) {
   s.cluster_queue = admission.value("clusterQueue", "");
   for (const Json& a : admission.value("podSetAssignments", Json::array())) {
     if (!a.is_object() || a.value("name", "") != kPodSetName) continue;
+    s.topology_assigned = a.contains("topologyAssignment") || a.contains("delayedTopologyRequest");
     if (a.contains("count") && a["count"].is_number_integer()) s.admitted_count = a["count"];
     const Json flavors = a.value("flavors", Json::object());
     for (const auto& [resource, flavor] : flavors.items()) {
@@ -114,8 +115,63 @@ WorkloadState WorkloadStateFromJson(const Json& wl) {
   return s;
 }
 
-Json BuildWorkload(const Job& job, const Json& pod, std::optional<int32_t> priority) {
-  Json labels = {{kNameLabel, kAppName}, {kJobNameLabel, job.name}, {kJobUidLabel, job.uid}};
+WorkloadPriority WorkloadPriorityOf(const Json& wl) {
+  WorkloadPriority p;
+  const Json value = wl.value("/spec/priority"_json_pointer, Json());
+  if (value.is_number_integer()) p.value = value.get<int32_t>();
+  const Json ref = wl.value("/spec/priorityClassRef"_json_pointer, Json());
+  if (!ref.is_object()) return p;
+  p.name = ref.value("name", "");
+  if (ref.value("kind", "") == "WorkloadPriorityClass") {
+    p.kind = WorkloadPriority::Kind::kWorkloadPriorityClass;
+  } else if (ref.value("kind", "") == "PriorityClass") {
+    p.kind = WorkloadPriority::Kind::kPriorityClass;
+  }
+  return p;
+}
+
+namespace {
+
+// Kueue's MaximumExecutionTimeSecondsForObject: a positive int32, else none.
+std::optional<int32_t> MaxExecutionSeconds(const Job& job) {
+  const std::string v = kube::Label(job.object, kMaxExecTimeLabel);
+  if (v.empty() || v.size() > 10 || v.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  const long long n = std::stoll(v);
+  if (n <= 0 || n > 2147483647LL) return std::nullopt;
+  return static_cast<int32_t>(n);
+}
+
+Json WorkloadMetadata(const Job& job, const std::vector<std::string>& label_keys_to_copy) {
+  Json labels = Json::object();
+  const Json job_labels = job.object.value("/metadata/labels"_json_pointer, Json::object());
+  for (const std::string& key : label_keys_to_copy) {
+    const Json value = job_labels.value(key, Json());
+    if (value.is_string()) labels[key] = value;
+  }
+  labels[kNameLabel] = kAppName;
+  labels[kJobNameLabel] = job.name;
+  labels[kJobUidLabel] = job.uid;
+  Json meta = {{"name", WorkloadName(job)},
+               {"namespace", job.ns},
+               {"labels", labels},
+               {"finalizers", Json::array({kResourceInUseFinalizer})},
+               {"ownerReferences", Json::array({kube::ControllerRef(job.object)})}};
+  Json annotations = Json::object();
+  const Json job_annotations =
+      job.object.value("/metadata/annotations"_json_pointer, Json::object());
+  for (const auto& [key, value] : job_annotations.items()) {
+    if (key.rfind(kProvReqAnnotationPrefix, 0) == 0 && value.is_string()) annotations[key] = value;
+  }
+  if (!annotations.empty()) meta["annotations"] = annotations;
+  return meta;
+}
+
+}  // namespace
+
+Json BuildWorkload(const Job& job, const Json& pod, const WorkloadPriority& priority,
+                   const std::vector<std::string>& label_keys_to_copy) {
   Json template_meta = {{"labels", pod.value("/metadata/labels"_json_pointer, Json::object())}};
   Json pod_set = {{"name", kPodSetName},
                   {"count", job.spec.replicas},
@@ -123,21 +179,22 @@ Json BuildWorkload(const Job& job, const Json& pod, std::optional<int32_t> prior
   if (job.spec.min_replicas > 0 && job.spec.min_replicas < job.spec.replicas) {
     pod_set["minCount"] = job.spec.min_replicas;
   }
-  Json spec = {{"queueName", QueueName(job)}, {"podSets", Json::array({pod_set})}};
-  const std::string priority_class = kube::Label(job.object, kPriorityClassLabel);
-  if (!priority_class.empty() && priority) {
+  Json spec = {{"podSets", Json::array({pod_set})}, {"priority", priority.value}};
+  // Kueue's API refuses an empty queueName: a job Kueue manages without a queue has none.
+  if (!QueueName(job).empty()) spec["queueName"] = QueueName(job);
+  if (priority.kind == WorkloadPriority::Kind::kWorkloadPriorityClass) {
     spec["priorityClassRef"] = {
-        {"group", "kueue.x-k8s.io"}, {"kind", "WorkloadPriorityClass"}, {"name", priority_class}};
-    spec["priority"] = *priority;
+        {"group", "kueue.x-k8s.io"}, {"kind", "WorkloadPriorityClass"}, {"name", priority.name}};
+  } else if (priority.kind == WorkloadPriority::Kind::kPriorityClass) {
+    spec["priorityClassRef"] = {
+        {"group", "scheduling.k8s.io"}, {"kind", "PriorityClass"}, {"name", priority.name}};
+  }
+  if (const std::optional<int32_t> seconds = MaxExecutionSeconds(job)) {
+    spec["maximumExecutionTimeSeconds"] = *seconds;
   }
   return {{"apiVersion", kKueueApiVersion},
           {"kind", "Workload"},
-          {"metadata",
-           {{"name", WorkloadName(job)},
-            {"namespace", job.ns},
-            {"labels", labels},
-            {"finalizers", Json::array({kResourceInUseFinalizer})},
-            {"ownerReferences", Json::array({kube::ControllerRef(job.object)})}}},
+          {"metadata", WorkloadMetadata(job, label_keys_to_copy)},
           {"spec", spec}};
 }
 
@@ -149,6 +206,9 @@ Json ClearReservation(const Json& wl, int64_t now) {
   SetWorkloadCondition(&out, "QuotaReserved", false, "Pending", s.evicted_message, now);
   SetWorkloadCondition(&out, "Admitted", false, "NoReservation", "The workload has no reservation",
                        now);
+  if (s.pods_ready) {
+    SetWorkloadCondition(&out, "PodsReady", false, kPodsReadyWaitForStart, kPodsReadyNotReady, now);
+  }
   out["status"].erase("admission");
   return out;
 }

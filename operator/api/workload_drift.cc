@@ -6,6 +6,7 @@
 #include <exception>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "operator/api/workload.h"
 
@@ -137,8 +138,11 @@ bool QuantityValue(const Json& quantity, long double* value) {
 WorkloadDrift CompareWorkload(const Json& current, const Json& wanted) {
   WorkloadDrift d;
   d.pod_sets = !SamePodSets(current, wanted);
+  d.execution_time = current.value("/spec/maximumExecutionTimeSeconds"_json_pointer, Json()) !=
+                     wanted.value("/spec/maximumExecutionTimeSeconds"_json_pointer, Json());
   d.queue = current.value("/spec/queueName"_json_pointer, std::string()) !=
             wanted.value("/spec/queueName"_json_pointer, std::string());
+  if (WorkloadPriorityOf(current).kind == WorkloadPriority::Kind::kPriorityClass) return d;
   const std::string was = WorkloadPriorityClass(current);
   const std::string is = WorkloadPriorityClass(wanted);
   d.priority_class = was != is;
@@ -146,12 +150,15 @@ WorkloadDrift CompareWorkload(const Json& current, const Json& wanted) {
   return d;
 }
 
-Json WithSpecOf(const Json& current, const Json& wanted) {
+Json WithSpecOf(const Json& current, const Json& wanted, bool reserved) {
   Json out = current;
   Json& spec = out["spec"];
   if (!spec.is_object()) spec = Json::object();
   const Json from = wanted.value("spec", Json::object());
-  for (const char* key : {"podSets", "queueName", "priorityClassRef", "priority"}) {
+  static const std::vector<const char*> kPriority = {"priorityClassRef", "priority"};
+  static const std::vector<const char*> kAll = {"podSets", "queueName", "priorityClassRef",
+                                                "priority", "maximumExecutionTimeSeconds"};
+  for (const char* key : reserved ? kPriority : kAll) {
     if (from.contains(key)) {
       spec[key] = from[key];
     } else {

@@ -17,20 +17,33 @@ namespace petname::api {
 
 struct WorkloadDrift {
   bool pod_sets = false;           // replicas, minReplicas or resources changed
+  bool execution_time = false;     // spec.maximumExecutionTimeSeconds differs
   bool queue = false;              // spec.queueName differs
   bool priority_class = false;     // the WorkloadPriorityClass differs (name, or one has none)
   bool priority_presence = false;  // one has a priorityClassRef, the other not
 
-  bool any() const { return pod_sets || queue || priority_class; }
+  bool any() const { return pod_sets || execution_time || queue || priority_class; }
+  // What Kueue keeps unchangeable while the Workload holds quota (its webhook and the CRD's
+  // rules): a Workload with quota that differs in one of these is replaced, not updated.
+  bool immutable_while_reserved() const {
+    return pod_sets || execution_time || queue || priority_presence;
+  }
 };
 
-// `current`: the Workload as read; `wanted`: BuildWorkload's for the job now.
+// `current`: the Workload as read; `wanted`: BuildWorkload's for the job now. A Workload whose
+// priority came from a Pod PriorityClass keeps it, as Kueue's jobframework updates the priority
+// only of a Workload without a class or with a WorkloadPriorityClass: no priority drift then.
 WorkloadDrift CompareWorkload(const nlohmann::json& current, const nlohmann::json& wanted);
 
-// `current` with spec.podSets, spec.queueName, spec.priorityClassRef and spec.priority of
-// `wanted` (a field `wanted` lacks is removed); metadata and status are kept, resourceVersion
-// included, so that a PUT of it fails (409) if Kueue wrote the Workload since it was read.
-nlohmann::json WithSpecOf(const nlohmann::json& current, const nlohmann::json& wanted);
+// `current` with the spec of `wanted` that Kueue lets change (a field `wanted` lacks is removed):
+// while the Workload holds quota (`reserved`), spec.priorityClassRef and spec.priority only, as
+// Kueue's UpdateWorkloadPriority changes them (spec.podSets, whose template carries the restart
+// generation, is unchangeable then); otherwise also spec.podSets, spec.queueName and
+// spec.maximumExecutionTimeSeconds, as Kueue brings a suspended job's Workload in line. Metadata
+// and status are kept, resourceVersion included, so that a PUT of it fails (409) if Kueue wrote
+// the Workload since it was read.
+nlohmann::json WithSpecOf(const nlohmann::json& current, const nlohmann::json& wanted,
+                          bool reserved);
 
 // The WorkloadPriorityClass that the Workload's spec.priorityClassRef names ("" for none, or for
 // a Pod PriorityClass).

@@ -26,6 +26,17 @@ Status LoadRestConfig(const Options& options, kube::RestConfig* out) {
   return kube::LoadKubeconfig(std::string(home) + "/.kube/config", options.context, out);
 }
 
+Status LoadKueueConfig(const Options& options, controller::KueueConfig* out) {
+  *out = controller::DefaultKueueConfig();
+  if (options.kueue_config.empty()) return Status::Ok();
+  std::string text;
+  Status s = ReadFile(options.kueue_config, &text);
+  if (s.ok()) s = controller::ParseKueueConfig(text, out);
+  if (!s.ok())
+    return Status::InvalidArgument("--kueue-config " + options.kueue_config + ": " + s.message());
+  return Status::Ok();
+}
+
 Surroundings ReadSurroundings() {
   Surroundings where;
   std::string pod_namespace;

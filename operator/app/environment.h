@@ -4,6 +4,7 @@
 
 #include "common/status.h"
 #include "operator/app/options.h"
+#include "operator/controller/kueue_config.h"
 #include "operator/kube/rest_config.h"
 
 namespace petname::app {
@@ -12,6 +13,10 @@ namespace petname::app {
 // (with --context). Errors are those of reading and parsing it (NotFound: no such file), or
 // InvalidArgument when there is nothing to read.
 Status LoadRestConfig(const Options& options, kube::RestConfig* out);
+
+// --kueue-config: Kueue's Configuration file, parsed (controller/kueue_config.h); Kueue's
+// defaults without the flag. InvalidArgument naming the file when it cannot be read or parsed.
+Status LoadKueueConfig(const Options& options, controller::KueueConfig* out);
 
 // The pod's namespace from the service account (none outside a cluster) and a new identity
 // "<hostname>_<uuid>".

@@ -86,7 +86,7 @@ void Manager::MakeController() {
   controller_ = std::make_unique<controller::Controller>(
       client_.get(),
       controller::ControllerOptions{options_.ns, options_.workers, &metrics_, &progress_store_,
-                                    options_.kueue, settings_.network_policy});
+                                    options_.kueue, settings_.kueue, settings_.network_policy});
   sweep_controller_ = std::make_unique<controller::SweepController>(client_.get(), options_.ns,
                                                                     options_.max_pods_per_sweep);
   controller::Controller* ctrl = controller_.get();

@@ -40,6 +40,11 @@ void AddOptions(CLI::App* app, Options* o) {
   app->add_flag("--kueue", o->kueue,
                 "integrate with Kueue: a job labelled kueue.x-k8s.io/queue-name gets a Workload "
                 "and starts only once Kueue admits it");
+  app->add_option("--kueue-config", o->kueue_config,
+                  "Kueue's Configuration file (config.kueue.x-k8s.io): its "
+                  "manageJobsWithoutQueueName, managedJobsNamespaceSelector and "
+                  "integrations.labelKeysToCopy apply to the jobs as to Kueue's own (default: "
+                  "Kueue's defaults)");
   app->add_option("--max-pods-per-sweep", o->max_pods_per_sweep,
                   "refuse (phase Failed, reason TooManyPods) a sweep whose parallel trials could "
                   "run more pods at once")

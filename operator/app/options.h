@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "operator/controller/kueue_config.h"
 #include "operator/controller/network_policy.h"
 #include "operator/controller/sweep_desired.h"
 #include "operator/kube/leader_election.h"
@@ -42,7 +43,8 @@ struct Options {
   // A sweep whose trials could run more pods at once is refused (phase Failed, TooManyPods).
   int max_pods_per_sweep = controller::kDefaultMaxPodsPerSweep;
   std::string progress_timeout;  // "": progress::ScrapeLimits' default
-  bool kueue = false;  // jobs labelled kueue.x-k8s.io/queue-name wait for Kueue's admission
+  bool kueue = false;        // jobs labelled kueue.x-k8s.io/queue-name wait for Kueue's admission
+  std::string kueue_config;  // Kueue's Configuration file ("": Kueue's defaults)
   int64_t progress_max_bytes = static_cast<int64_t>(progress::ScrapeLimits{}.get.max_body_bytes);
   // A NetworkPolicy per job (controller/network_policy.h); --no-network-policy turns it off.
   bool network_policy = true;
@@ -70,6 +72,7 @@ struct Settings {
   progress::ScrapeLimits progress_limits;          // its timeout at most progress_interval
   kube::LeaderElectionConfig election;             // with --leader-elect only
   controller::NetworkPolicyOptions network_policy;
+  controller::KueueConfig kueue;  // --kueue-config, read by LoadKueueConfig (app/environment.h)
 };
 
 // InvalidArgument (a usage error, exit 2) naming the bad --progress-interval, --progress-timeout,

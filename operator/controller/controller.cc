@@ -42,7 +42,7 @@ Controller::Controller(kube::RestClient* client, ControllerOptions options)
   reconciler_ = std::make_unique<Reconciler>(
       client_,
       Caches{jobs_.get(), pods_.get(), services_.get(), network_policies_.get(), workloads_.get()},
-      &events_, std::move(hooks), options_.kueue, options_.network_policy);
+      &events_, std::move(hooks), options_.kueue, options_.network_policy, options_.kueue_config);
 }
 
 void Controller::WatchWorkloads(const std::string& selector) {

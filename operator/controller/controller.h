@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "operator/controller/kueue_config.h"
 #include "operator/controller/reconciler.h"
 #include "operator/kube/event_recorder.h"
 #include "operator/kube/informer.h"
@@ -34,6 +35,8 @@ struct ControllerOptions {
   // --kueue: jobs in a Kueue queue wait for admission (queue_admission.h); their Workloads are
   // watched (labelled like the pods) when kueue.x-k8s.io/v1beta2 is served at start.
   bool kueue = false;
+  // --kueue-config: what the operator takes from Kueue's Configuration (Kueue's defaults without).
+  KueueConfig kueue_config = DefaultKueueConfig();
   // --network-policy: a NetworkPolicy per job (network_policy.h); its objects are watched
   // (labelled like the pods) only then.
   NetworkPolicyOptions network_policy;

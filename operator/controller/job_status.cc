@@ -9,6 +9,7 @@
 #include "operator/controller/job_events.h"
 #include "operator/controller/job_outputs.h"
 #include "operator/controller/pod_failure.h"
+#include "operator/controller/pod_quota.h"
 #include "operator/controller/pod_start.h"
 #include "operator/controller/rank_logs.h"
 #include "operator/controller/status_summary.h"
@@ -88,11 +89,12 @@ class Decider {
     }
   }
   void SetPhase(api::JobPhase phase) { status_.phase = phase; }
-  // Whether a pod of `owned` holds the job's quota (HoldsQuota); while an evicted Workload waits
-  // for that, the job is looked at again when the next deleted pod's grace period ends.
+  // Whether a pod of `owned` holds the job's quota (pod_quota.h); while an evicted Workload's
+  // reservation or a deleted one's finalizer waits for that, the job is looked at again when the
+  // next deleted pod's grace period ends.
   bool HoldQuota(const std::vector<api::ObservedPod>& owned) {
     const api::WorkloadState& wl = queue_.workload;
-    if (wl.evicted && wl.quota_reserved) {
+    if ((wl.evicted && wl.quota_reserved) || (wl.in_use && wl.deleting)) {
       if (const std::optional<int64_t> in = NextGraceEnd(owned, now_)) Requeue(*in + 1);
     }
     return std::any_of(owned.begin(), owned.end(),

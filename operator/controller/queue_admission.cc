@@ -63,26 +63,12 @@ WorkloadAction ReleaseEvicted(const api::WorkloadState& wl, bool pods_left) {
              : WorkloadAction::kNone;
 }
 
-}  // namespace
-
-bool HoldsQuota(const api::ObservedPod& pod, int64_t now) {
-  return !pod.deleting || !pod.deletion_time || now < *pod.deletion_time;
-}
-
-std::optional<int64_t> NextGraceEnd(const std::vector<api::ObservedPod>& pods, int64_t now) {
-  std::optional<int64_t> next;
-  for (const api::ObservedPod& pod : pods) {
-    if (!pod.deleting || !pod.deletion_time || *pod.deletion_time <= now) continue;
-    const int64_t in = *pod.deletion_time - now;
-    if (!next || in < *next) next = in;
-  }
-  return next;
-}
-
-namespace {
-
 std::string MissingClass(const QueueState& queue) {
-  return "WorkloadPriorityClass " + queue.priority_class + " (label " + api::kPriorityClassLabel +
+  if (queue.priority.kind == api::WorkloadPriority::Kind::kPriorityClass) {
+    return "PriorityClass " + queue.priority.name +
+           " (the rank pods' priorityClassName) was not found";
+  }
+  return "WorkloadPriorityClass " + queue.priority.name + " (label " + api::kPriorityClassLabel +
          ") was not found";
 }
 
@@ -108,8 +94,7 @@ WorkloadAction Resync(const QueueState& queue) {
   if (queue.priority_class_missing) d.priority_class = d.priority_presence = false;
   if (!wl.exists || !d.any() || wl.deleting || wl.finished) return WorkloadAction::kNone;
   if (!wl.quota_reserved) return WorkloadAction::kUpdate;
-  return d.pod_sets || d.queue || d.priority_presence ? WorkloadAction::kReplace
-                                                      : WorkloadAction::kUpdate;
+  return d.immutable_while_reserved() ? WorkloadAction::kReplace : WorkloadAction::kUpdate;
 }
 
 }  // namespace
@@ -123,6 +108,14 @@ QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
         "the Kueue Workload API (kueue.x-k8s.io/v1beta2) is not served by this cluster (is "
         "Kueue installed?); no rank pod is created before the job is admitted";
     return WaitUnreserved("KueueUnavailable", msg, true, now, status);
+  }
+  if (queue.namespace_unmanaged) {
+    const std::string msg =
+        "Kueue does not manage jobs in this namespace (its managedJobsNamespaceSelector does not "
+        "select it), so the job cannot be admitted: no rank pod runs without an admission; label "
+        "the namespace as Kueue's configuration selects, or create the job without label " +
+        std::string(api::kQueueNameLabel);
+    return WaitUnreserved("NamespaceNotManaged", msg, true, now, status);
   }
   if (!wl.exists && queue.label_removed) {
     const std::string msg = std::string("label ") + api::kQueueNameLabel +
@@ -190,7 +183,12 @@ QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
                             "again (not counted against backoffLimit)";
     Gate(status, wl.evicted_reason.empty() ? "Evicted" : wl.evicted_reason, msg, now);
     d.gated = true;
-    if (d.workload == WorkloadAction::kNone) d.workload = ReleaseEvicted(wl, pods_left);
+    // The release first: an update waits for it (the Workload then takes the whole change), and
+    // one Kueue refused can never hold the quota of an evicted job.
+    if (const WorkloadAction release = ReleaseEvicted(wl, pods_left);
+        release != WorkloadAction::kNone) {
+      d.workload = release;
+    }
     return d;
   }
   if (!wl.admitted) {
@@ -216,8 +214,8 @@ WorkloadAction DecideSuspendedQueue(const QueueState& queue, bool pods_left, int
                                     api::JobStatus* status) {
   if (!queue.workload.exists) return WorkloadAction::kNone;
   Mirror(queue.workload, now, status);
-  const WorkloadAction resync = Resync(queue);
-  return resync != WorkloadAction::kNone ? resync : ReleaseEvicted(queue.workload, pods_left);
+  const WorkloadAction release = ReleaseEvicted(queue.workload, pods_left);
+  return release != WorkloadAction::kNone ? release : Resync(queue);
 }
 
 WorkloadAction FinishedJobWorkload(const QueueState& queue) {
@@ -228,7 +226,7 @@ WorkloadAction FinishedJobWorkload(const QueueState& queue) {
 
 bool QueueProblem(const std::string& reason) {
   return reason == "PriorityClassNotFound" || reason == "WorkloadConflict" ||
-         reason == "QueueLabelRemoved";
+         reason == "QueueLabelRemoved" || reason == "NamespaceNotManaged";
 }
 
 void ApplyAdmission(const QueueState& queue, api::JobSpec* spec) {
@@ -239,9 +237,9 @@ void ApplyAdmission(const QueueState& queue, api::JobSpec* spec) {
 }
 
 std::optional<api::WorkloadCondition> WorkloadPodsReady(const api::WorkloadState& wl, bool ready) {
-  if (!wl.exists || wl.evicted || wl.finished || wl.deleting) return std::nullopt;
+  if (!wl.exists || wl.finished || wl.deleting) return std::nullopt;
   const std::string& was = wl.pods_ready_reason;
-  api::WorkloadCondition c{false, "WaitForStart", "Not all pods are ready or succeeded"};
+  api::WorkloadCondition c{false, api::kPodsReadyWaitForStart, api::kPodsReadyNotReady};
   if (wl.admitted && ready) {
     c = {true, was == "WaitForRecovery" || was == "Recovered" ? "Recovered" : "Started",
          "All pods reached readiness and the workload is running"};

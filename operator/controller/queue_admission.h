@@ -4,9 +4,13 @@
 // drives its built-in job kinds:
 //  - Workload API not served: QuotaReserved False, reason KueueUnavailable; no pods; looked at
 //    again every 30 s.
+//  - labelled in a namespace Kueue does not manage (queue_membership.h), with no Workload:
+//    Suspended and QuotaReserved False, reason NamespaceNotManaged (a Warning event,
+//    QueueProblem), no Workload and no pod; looked at again every 30 s.
 //  - no Workload yet: kCreate; QuotaReserved False, reason Pending; no pods. Not created, as
-//    Kueue's jobframework does not create it either, while the job's WorkloadPriorityClass does
-//    not exist (reason PriorityClassNotFound) or another object holds the Workload's name (reason
+//    Kueue's jobframework does not create it either, while the job's WorkloadPriorityClass (or,
+//    without one, the rank pods' PriorityClass) does not exist (reason PriorityClassNotFound) or
+//    another object holds the Workload's name (reason
 //    WorkloadConflict): Suspended and QuotaReserved False with that reason (a Warning event,
 //    QueueProblem), looked at again every 30 s.
 //  - the Workload is being deleted (by hand; Kueue's finalizer kueue.x-k8s.io/resource-in-use
@@ -23,8 +27,9 @@
 //    resources, the queue-name label, the priority-class label), as Kueue's jobframework handles
 //    its own kinds: while the Workload holds no quota, kUpdate (it takes the job's pod set, queue
 //    and priority; the job waits, WaitingForAdmission); with quota reserved, a different
-//    WorkloadPriorityClass is also kUpdate (the job runs on), anything else the Workload cannot
-//    take while reserved (pod set, queueName, a priority class added or removed) is kReplace:
+//    WorkloadPriorityClass is also kUpdate (its priority alone: api::WithSpecOf; the job runs on),
+//    anything else the Workload cannot take while reserved (pod set, maximum execution time,
+//    queueName, a priority class added or removed) is kReplace:
 //    reason NoMatchingWorkload, no rank pods (kStop), the Workload deleted; it then goes as one
 //    deleted by hand (below: its finalizer keeps the quota until the ranks are gone) and the job
 //    gets a new Workload that matches it. A priority-class label naming a class that does not
@@ -40,8 +45,9 @@
 //    condition Suspended True with reason WaitingForAdmission or the eviction's reason and
 //    message; no rank pods (kStop: deleting them sends SIGTERM, every rank checkpoints at one step
 //    and exits 143); status.restarts is not touched, so backoffLimit does not count it. Once no
-//    pod of the evicted job holds its quota (HoldsQuota: gone, or Terminating past its grace
-//    period): kClearReservation (Kueue may then admit it again).
+//    pod of the evicted job holds its quota (pod_quota.h: gone, finished, or Terminating past its
+//    grace period): kClearReservation (Kueue may then admit it again), before any kUpdate the job
+//    also needs, so that an update never holds an evicted job's quota.
 //  - admitted again: Suspended False, reason Admitted; startTime reset; the ranks are recreated
 //    and resume from the latest checkpoint.
 //  - finished (Succeeded or Failed) with an unfinished Workload: kFinish (Kueue frees the quota).
@@ -65,17 +71,21 @@
 namespace petname::controller {
 
 struct QueueState {
-  bool wanted = false;          // --kueue and the job has a queue-name label or a Workload
-  bool label_removed = false;   // wanted though its queue-name label is gone (it was in a queue)
-  bool unavailable = false;     // kueue.x-k8s.io/v1beta2 workloads are not served
+  bool wanted = false;         // --kueue and Kueue manages the job (queue_membership.h)
+  bool label_removed = false;  // wanted though its queue-name label is gone (it was in a queue)
+  bool unavailable = false;    // kueue.x-k8s.io/v1beta2 workloads are not served
+  // Labelled, in a namespace Kueue's managedJobsNamespaceSelector does not select, no Workload.
+  bool namespace_unmanaged = false;
+  // Without a queue-name label at its first look, in a namespace with a LocalQueue "default":
+  // the job is to be labelled kueue.x-k8s.io/queue-name: default before anything else.
+  bool default_queue = false;
   api::WorkloadState workload;  // workload.exists == false: not created yet
   api::WorkloadDrift drift;     // how the Workload differs from the job (when it exists)
-  // Read while there is no Workload (workload.name is then the name it is to have) or its
-  // WorkloadPriorityClass is not the label's: the job's WorkloadPriorityClass (label
-  // kueue.x-k8s.io/priority-class, "" without it) and its value, or it does not exist; what else
-  // holds the Workload's name ("" when nothing does).
-  std::string priority_class;
-  std::optional<int32_t> priority;
+  // The priority the Workload is to have (api::WorkloadPriority), read while there is no Workload
+  // (workload.name is then the name it is to have) or its WorkloadPriorityClass is not the
+  // label's, else the Workload's own; priority_class_missing: the class it names does not exist.
+  // What else holds the Workload's name ("" when nothing does).
+  api::WorkloadPriority priority;
   bool priority_class_missing = false;
   std::string name_taken_by;
 };
@@ -93,19 +103,8 @@ struct QueueDecision {
 
 inline constexpr int64_t kQueueRecheckSeconds = 30;
 
-// Whether `pod` still holds its job's quota at `now` (Unix seconds): until it is gone, or, once
-// deleted, until the end of its grace period (metadata.deletionTimestamp), in which its ranks
-// write their checkpoint. A pod still Terminating after that (its node does not confirm the
-// deletion: a lost node) no longer keeps an evicted job's reservation. Kueue's own Job gives
-// the quota back as soon as its pods are terminating.
-bool HoldsQuota(const api::ObservedPod& pod, int64_t now);
-
-// The seconds from `now` to the first end of a grace period among `pods` that is still ahead
-// (when HoldsQuota changes), or nullopt when there is none.
-std::optional<int64_t> NextGraceEnd(const std::vector<api::ObservedPod>& pods, int64_t now);
-
 // Decides for a job that is not finished; `pods_left`: a pod of the job still holds its quota
-// (HoldsQuota). Sets phase and conditions in *status.
+// (pod_quota.h). Sets phase and conditions in *status.
 QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
                           api::JobStatus* status);
 
@@ -134,8 +133,11 @@ void ApplyAdmission(const QueueState& queue, api::JobSpec* spec);
 //  - else False, WaitForStart.
 // Kueue's waitForPodsReady times WaitForStart from the admission (timeout) and WaitForRecovery
 // from its own transition (recoveryTimeout), so a rank restart of a job that has run longer than
-// the timeout does not evict it. std::nullopt: nothing to write (no Workload, evicted, finished,
-// being deleted, or it already has that status and reason).
+// the timeout does not evict it. An evicted Workload is no exception: once its reservation is
+// released (not admitted) it is WaitForStart again, so that the next admission is timed from the
+// admission, not from a WaitForRecovery of before the eviction (which would have Kueue evict it
+// again at once). std::nullopt: nothing to write (no Workload, finished, being deleted, or it
+// already has that status and reason).
 std::optional<api::WorkloadCondition> WorkloadPodsReady(const api::WorkloadState& wl, bool ready);
 
 }  // namespace petname::controller

@@ -11,6 +11,8 @@
 #include "operator/api/workload.h"
 #include "operator/api/workload_drift.h"
 #include "operator/controller/desired.h"
+#include "operator/controller/pod_quota.h"
+#include "operator/controller/queue_membership.h"
 #include "operator/controller/reconciler.h"
 #include "operator/controller/workload_finalizer.h"
 #include "operator/kube/object.h"
@@ -23,6 +25,7 @@ using Json = nlohmann::json;
 
 constexpr char kKueueApis[] = "/apis/kueue.x-k8s.io/v1beta2";
 constexpr char kFailedToStart[] = "FailedToStart";  // Kueue's jobframework's reason
+constexpr char kDefaultLocalQueue[] = "default";    // Kueue's DefaultLocalQueueName
 
 // Who holds a Workload's name, for a conflict's message.
 std::string Holder(const Json& wl) {
@@ -54,44 +57,99 @@ std::string WorkloadsPath(const std::string& ns) {
 }
 
 QueueSync::QueueSync(kube::RestClient* client, const kube::Informer* workloads,
-                     kube::EventRecorder* events)
-    : client_(client), workloads_(workloads), events_(events) {}
+                     kube::EventRecorder* events, KueueConfig config)
+    : client_(client), workloads_(workloads), events_(events), facts_(client, std::move(config)) {}
 
-Status QueueSync::Observe(const api::Job& job, QueueState* queue, Json* wl) const {
-  const bool labelled = !api::QueueName(job).empty();
+Status QueueSync::Observe(const api::Job& job, bool first_look, QueueState* queue, Json* wl) const {
   *queue = QueueState{};
-  queue->wanted = labelled;
+  MembershipFacts facts;
+  facts.labelled = !api::QueueName(job).empty();
+  facts.first_look = first_look;
+  facts.was_queued = api::FindCondition(job.status.conditions, api::kQuotaReserved) != nullptr;
+  if (!facts.labelled && !facts.was_queued && !facts.first_look) return Status::Ok();
   if (workloads_ == nullptr) {
-    queue->unavailable = labelled;
+    queue->wanted = queue->unavailable = facts.labelled;
     return Status::Ok();
   }
+  const KueueConfig& config = facts_.config();
+  queue->workload.name = api::WorkloadName(job);
+  if (facts.labelled || facts.was_queued || config.manage_jobs_without_queue_name) {
+    PETNAME_RETURN_IF_ERROR(FindWorkload(job, queue, wl));
+  }
+  facts.has_workload = queue->workload.exists;
+  if (NeedsDefaultQueue(facts)) {
+    PETNAME_RETURN_IF_ERROR(facts_.DefaultQueueExists(job.ns, &facts.default_queue));
+  }
+  if (NeedsNamespace(config, facts)) {
+    PETNAME_RETURN_IF_ERROR(facts_.NamespaceManaged(job.ns, &facts.namespace_managed));
+  }
+  switch (DecideMembership(config, facts)) {
+    case Membership::kNone:
+      return Status::Ok();
+    case Membership::kDefaultQueue:
+      queue->default_queue = true;
+      return Status::Ok();
+    case Membership::kNamespaceNotManaged:
+      queue->wanted = queue->namespace_unmanaged = true;
+      return Status::Ok();
+    case Membership::kLabelRemoved:
+      queue->wanted = queue->label_removed = true;
+      WarnLabelRemoved(job, queue->workload.exists ? wl : nullptr);
+      break;
+    case Membership::kQueued:
+      queue->wanted = true;
+      break;
+  }
+  if (!queue->name_taken_by.empty()) return Status::Ok();
+  const Json pod = RankPod(job, 0);
+  if (!queue->workload.exists) {
+    return facts_.ReadPriority(job, pod, &queue->priority, &queue->priority_class_missing);
+  }
+  queue->priority = api::WorkloadPriorityOf(*wl);
+  // Kueue's UpdateWorkloadPriority: only a Workload without a class or with a
+  // WorkloadPriorityClass follows the job's label.
+  if (queue->priority.kind != api::WorkloadPriority::Kind::kPriorityClass &&
+      kube::Label(job.object, api::kPriorityClassLabel) != api::WorkloadPriorityClass(*wl)) {
+    PETNAME_RETURN_IF_ERROR(
+        facts_.ReadPriority(job, pod, &queue->priority, &queue->priority_class_missing));
+  }
+  const Json wanted = Wanted(job, *queue, *wl);
+  if (!wanted.is_null()) queue->drift = api::CompareWorkload(*wl, wanted);
+  return Status::Ok();
+}
+
+Status QueueSync::FindWorkload(const api::Job& job, QueueState* queue, Json* wl) const {
   // Kueue's own kinds keep one Workload per job; a second one (made by hand) is ignored.
-  const std::string name = api::WorkloadName(job);
+  const std::string& name = queue->workload.name;
   std::vector<Json> mine = workloads_->List([&](const Json& o) {
     return kube::Namespace(o) == job.ns && kube::Name(o) == name &&
            kube::IsControlledBy(o, job.uid);
   });
-  queue->workload.name = name;
-  if (!mine.empty()) {
-    *wl = mine.front();
-    queue->workload = api::WorkloadStateFromJson(*wl);
-  } else {
-    PETNAME_RETURN_IF_ERROR(Lookup(job, queue, wl));
+  if (mine.empty()) return Lookup(job, queue, wl);
+  *wl = mine.front();
+  queue->workload = api::WorkloadStateFromJson(*wl);
+  return Status::Ok();
+}
+
+Status QueueSync::LabelDefaultQueue(const api::Job& job) const {
+  const Json patch = {{"metadata",
+                       {{"resourceVersion", kube::ResourceVersion(job.object)},
+                        {"labels", {{api::kQueueNameLabel, kDefaultLocalQueue}}}}}};
+  kube::Response resp;
+  PETNAME_RETURN_IF_ERROR(client_->Do("PATCH", JobsPath(job.ns) + "/" + job.name, &patch, &resp,
+                                      "application/merge-patch+json"));
+  if (resp.code == 409) {
+    return Status::FailedPrecondition("job " + job.name + " is stale (409); retrying");
   }
-  if (!labelled) {  // the reconciler looks at such a job only when it was in a queue
-    queue->wanted = queue->label_removed = true;
-    WarnLabelRemoved(job, queue->workload.exists ? wl : nullptr);
+  if (resp.code != 200 && resp.code != 404) {
+    return Status::Unavailable("label job " + job.name + ": " + ApiMessage(resp));
   }
-  if (!queue->wanted || !queue->name_taken_by.empty()) return Status::Ok();
-  if (!queue->workload.exists) return ReadPriorityClass(job, queue);
-  if (kube::Label(job.object, api::kPriorityClassLabel) != api::WorkloadPriorityClass(*wl)) {
-    PETNAME_RETURN_IF_ERROR(ReadPriorityClass(job, queue));
-  } else if (const Json p = wl->value("/spec/priority"_json_pointer, Json());
-             p.is_number_integer()) {
-    queue->priority = p.get<int32_t>();
+  if (resp.code == 200) {
+    events_->Record(job.object, "Normal", "DefaultQueue",
+                    std::string("labelled ") + api::kQueueNameLabel + ": " + kDefaultLocalQueue +
+                        ": the job had no queue and its namespace has a LocalQueue named " +
+                        kDefaultLocalQueue);
   }
-  const Json wanted = Wanted(job, *queue, *wl);
-  if (!wanted.is_null()) queue->drift = api::CompareWorkload(*wl, wanted);
   return Status::Ok();
 }
 
@@ -113,28 +171,10 @@ Status QueueSync::Lookup(const api::Job& job, QueueState* queue, Json* wl) const
   return Status::Ok();
 }
 
-Status QueueSync::ReadPriorityClass(const api::Job& job, QueueState* queue) const {
-  queue->priority_class = kube::Label(job.object, api::kPriorityClassLabel);
-  if (queue->priority_class.empty()) return Status::Ok();
-  kube::Response resp;
-  PETNAME_RETURN_IF_ERROR(client_->Do(
-      "GET", std::string(kKueueApis) + "/workloadpriorityclasses/" + queue->priority_class, nullptr,
-      &resp));
-  if (resp.code == 404) {
-    queue->priority_class_missing = true;
-    return Status::Ok();
-  }
-  if (resp.code != 200 || !resp.body.contains("value") || !resp.body["value"].is_number_integer()) {
-    return Status::Unavailable("get WorkloadPriorityClass " + queue->priority_class + ": " +
-                               ApiMessage(resp));
-  }
-  queue->priority = resp.body["value"].get<int32_t>();
-  return Status::Ok();
-}
-
 Json QueueSync::Wanted(const api::Job& job, const QueueState& queue, const Json& wl) const {
   if (job.spec.replicas <= 0) return Json();
-  Json wanted = api::BuildWorkload(job, RankPod(job, 0), queue.priority);
+  Json wanted =
+      api::BuildWorkload(job, RankPod(job, 0), queue.priority, facts_.config().label_keys_to_copy);
   if (queue.label_removed) {
     wanted["spec"]["queueName"] = wl.value("/spec/queueName"_json_pointer, std::string());
   }
@@ -178,7 +218,10 @@ Status QueueSync::ApplyFlavors(const QueueState& queue, const Json& wl, api::Job
     }
     flavors.push_back(resp.body);
   }
-  const Status merged = api::MergeAdmission(flavors, state.pod_set_updates, &job->spec);
+  Json updates = Json::array({api::KueuePodLabels(wl)});
+  for (const Json& u : state.pod_set_updates) updates.push_back(u);
+  Status merged = api::TopologyRefusal(state, flavors);
+  if (merged.ok()) merged = api::MergeAdmission(flavors, updates, &job->spec);
   if (merged.ok()) return Status::Ok();
   const std::string why = "the job cannot start as Kueue admitted it: " + merged.message();
   PETNAME_RETURN_IF_ERROR(
@@ -234,7 +277,7 @@ Status QueueSync::UpdateWorkload(const api::Job& job, const QueueState& queue,
                                  const Json& wl) const {
   const Json wanted = Wanted(job, queue, wl);
   if (wanted.is_null()) return Status::Ok();
-  PETNAME_RETURN_IF_ERROR(Put(api::WithSpecOf(wl, wanted), ""));
+  PETNAME_RETURN_IF_ERROR(Put(api::WithSpecOf(wl, wanted, queue.workload.quota_reserved), ""));
   events_->Record(
       job.object, "Normal", "UpdatedWorkload",
       "updated Workload " + kube::Name(wl) + " to match the job (" + Changes(queue.drift) + ")");
@@ -275,7 +318,8 @@ Status QueueSync::RemoveFinalizer(const Json& wl) const {
 }
 
 Status QueueSync::ReleaseOrphans(const std::string& key, const std::string& live_uid,
-                                 const std::vector<Json>& pods) const {
+                                 const std::vector<Json>& pods, int64_t* recheck_in) const {
+  *recheck_in = 0;
   if (live_uid.empty()) {
     std::lock_guard<std::mutex> lock(mu_);
     label_removed_warned_.erase(key);
@@ -284,8 +328,17 @@ Status QueueSync::ReleaseOrphans(const std::string& key, const std::string& live
   const std::vector<Json> left = workloads_->List([&](const Json& o) {
     return kube::Key(kube::Namespace(o), kube::Label(o, api::kJobNameLabel)) == key;
   });
+  const int64_t now = kube::NowUnix();
+  std::vector<api::ObservedPod> others;
+  for (const Json& p : pods) {
+    if (live_uid.empty() || !kube::IsControlledBy(p, live_uid))
+      others.push_back(api::PodFromJson(p));
+  }
+  if (const std::optional<int64_t> in = NextGraceEnd(others, now); in && !left.empty()) {
+    *recheck_in = *in + 1;
+  }
   Status first;
-  for (const Json& wl : OrphanedWorkloads(left, pods, live_uid)) {
+  for (const Json& wl : OrphanedWorkloads(left, pods, live_uid, now)) {
     Status s = RemoveFinalizer(wl);
     if (first.ok()) first = s;
   }
@@ -295,8 +348,8 @@ Status QueueSync::ReleaseOrphans(const std::string& key, const std::string& live
 Status QueueSync::Act(const api::Job& requested, const Plan& plan, const QueueState& queue,
                       const Json& wl, const std::vector<api::ObservedPod>& pods) const {
   if (!queue.wanted) return Status::Ok();
-  if (ReleaseWorkload(queue.workload, pods)) return RemoveFinalizer(wl);
   const int64_t now = kube::NowUnix();
+  if (ReleaseWorkload(queue.workload, pods, now)) return RemoveFinalizer(wl);
   switch (plan.workload) {
     case WorkloadAction::kCreate:
       return CreateWorkload(requested, queue);

@@ -71,14 +71,15 @@ std::string JobsPath(const std::string& ns) {
 }
 
 Reconciler::Reconciler(kube::RestClient* client, Caches caches, kube::EventRecorder* events,
-                       ReconcileHooks hooks, bool kueue, NetworkPolicyOptions policy)
+                       ReconcileHooks hooks, bool kueue, NetworkPolicyOptions policy,
+                       KueueConfig kueue_config)
     : client_(client),
       caches_(caches),
       events_(events),
       hooks_(std::move(hooks)),
       kueue_(kueue),
       policy_(std::move(policy)),
-      queue_sync_(client, caches.workloads, events) {}
+      queue_sync_(client, caches.workloads, events, std::move(kueue_config)) {}
 
 Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   *requeue_after = 0;
@@ -91,7 +92,8 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
     if (!kueue_) return Status::Ok();
     return queue_sync_.ReleaseOrphans(key, "", caches_.pods->List([&](const Json& o) {
       return kube::Key(kube::Namespace(o), kube::Label(o, api::kJobNameLabel)) == key;
-    }));
+    }),
+                                      requeue_after);
   }
   api::Job job;
   Status parsed = api::JobFromJson(obj, &job);
@@ -118,12 +120,15 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   const api::Job requested = job;
   QueueState queue;
   Json workload;
-  if (kueue_) PETNAME_RETURN_IF_ERROR(queue_sync_.ReleaseOrphans(key, job.uid, observed.pods));
-  // A job that was in a queue (it has condition QuotaReserved) is looked at without its label
-  // too: its Workload, if it has one, keeps governing it (queue_admission.h).
-  if (kueue_ && (!api::QueueName(job).empty() ||
-                 api::FindCondition(job.status.conditions, api::kQuotaReserved) != nullptr)) {
-    PETNAME_RETURN_IF_ERROR(queue_sync_.Observe(job, &queue, &workload));
+  int64_t orphans_in = 0;
+  if (kueue_) {
+    PETNAME_RETURN_IF_ERROR(queue_sync_.ReleaseOrphans(key, job.uid, observed.pods, &orphans_in));
+  }
+  if (kueue_) {
+    const bool first_look = job.status.phase == api::JobPhase::kUnset && owned.empty();
+    PETNAME_RETURN_IF_ERROR(queue_sync_.Observe(job, first_look, &queue, &workload));
+    // Labelled for the default LocalQueue: the label's watch event brings the job back.
+    if (queue.default_queue) return queue_sync_.LabelDefaultQueue(job);
     ApplyAdmission(queue, &job.spec);
   }
   Plan plan = ComputeStatus(job, owned, group, kube::NowUnix(), queue);
@@ -172,6 +177,9 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   }
   if (Status s = queue_sync_.Act(requested, plan, queue, workload, owned); acted.ok()) acted = s;
   *requeue_after = plan.requeue_after;
+  if (orphans_in > 0 && (*requeue_after == 0 || orphans_in < *requeue_after)) {
+    *requeue_after = orphans_in;
+  }
   return acted;
 }
 

@@ -75,10 +75,11 @@ struct ReconcileHooks {
 
 class Reconciler {
  public:
-  // `kueue`: jobs with the label kueue.x-k8s.io/queue-name wait for Kueue's admission
-  // (queue_admission.h); without it the label means nothing to the operator.
+  // `kueue`: jobs Kueue manages (queue_membership.h, with `kueue_config`) wait for Kueue's
+  // admission (queue_admission.h); without it the label means nothing to the operator.
   Reconciler(kube::RestClient* client, Caches caches, kube::EventRecorder* events,
-             ReconcileHooks hooks = {}, bool kueue = false, NetworkPolicyOptions policy = {});
+             ReconcileHooks hooks = {}, bool kueue = false, NetworkPolicyOptions policy = {},
+             KueueConfig kueue_config = DefaultKueueConfig());
 
   // *requeue_after is set to 0 or to the seconds after which the key needs another pass.
   Status Reconcile(const std::string& key, int64_t* requeue_after);

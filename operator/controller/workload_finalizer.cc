@@ -2,22 +2,21 @@
 
 #include <algorithm>
 
+#include "operator/controller/pod_quota.h"
 #include "operator/kube/object.h"
 
 namespace petname::controller {
 
-bool HoldsResources(const api::ObservedPod& pod) {
-  return pod.phase != "Succeeded" && pod.phase != "Failed";
-}
-
-bool ReleaseWorkload(const api::WorkloadState& wl, const std::vector<api::ObservedPod>& pods) {
+bool ReleaseWorkload(const api::WorkloadState& wl, const std::vector<api::ObservedPod>& pods,
+                     int64_t now) {
   if (!wl.exists || !wl.in_use || !(wl.deleting || wl.finished)) return false;
-  return std::none_of(pods.begin(), pods.end(), HoldsResources);
+  return std::none_of(pods.begin(), pods.end(),
+                      [now](const api::ObservedPod& pod) { return HoldsQuota(pod, now); });
 }
 
 std::vector<nlohmann::json> OrphanedWorkloads(const std::vector<nlohmann::json>& workloads,
                                               const std::vector<nlohmann::json>& pods,
-                                              const std::string& live_uid) {
+                                              const std::string& live_uid, int64_t now) {
   std::vector<nlohmann::json> out;
   for (const nlohmann::json& wl : workloads) {
     const std::string owner = kube::Label(wl, api::kJobUidLabel);
@@ -26,7 +25,7 @@ std::vector<nlohmann::json> OrphanedWorkloads(const std::vector<nlohmann::json>&
       continue;
     }
     const bool held = std::any_of(pods.begin(), pods.end(), [&](const nlohmann::json& p) {
-      return kube::IsControlledBy(p, owner) && HoldsResources(api::PodFromJson(p));
+      return kube::IsControlledBy(p, owner) && HoldsQuota(api::PodFromJson(p), now);
     });
     if (!held) out.push_back(wl);
   }

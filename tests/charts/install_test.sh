@@ -5,8 +5,9 @@
 #   CRD established, Deployment accepted and rolled into a ReplicaSet, RBAC allows exactly what the
 #   operator needs, examples/cpu-job.yaml turned into rank pods + Service; then the same with the
 #   namespace-scoped install (Role, --namespace), with kueue.enabled: the rights on Kueue's Workloads
-#   in the watched namespace and the cluster-wide reads of ResourceFlavors and WorkloadPriorityClasses
-#   (SubjectAccessReviews: this cluster has no Kueue).
+#   and LocalQueues in the watched namespace and the cluster-wide reads of ResourceFlavors,
+#   WorkloadPriorityClasses, PriorityClasses and namespaces (SubjectAccessReviews: this cluster has
+#   no Kueue).
 #
 #   tests/charts/install_test.sh [PETNAME_OPERATOR]     (default: build/bin/petname-operator)
 #
@@ -207,6 +208,11 @@ kueue_cluster_reads() {
 check "RBAC (kueue.enabled): read-only ResourceFlavors and WorkloadPriorityClasses (ClusterRole -kueue)" \
   kueue_cluster_reads
 check "RBAC (kueue.enabled): no ClusterQueue writes" eval '! sar update kueue.x-k8s.io clusterqueues ""'
+check "RBAC (kueue.enabled): LocalQueues get in team-a only; PriorityClasses get/list, namespaces get" eval \
+  'sar get kueue.x-k8s.io localqueues team-a && ! sar get kueue.x-k8s.io localqueues default &&
+  ! sar update kueue.x-k8s.io localqueues team-a && sar get scheduling.k8s.io priorityclasses "" &&
+  sar list scheduling.k8s.io priorityclasses "" && ! sar create scheduling.k8s.io priorityclasses "" &&
+  sar get "" namespaces "" && ! sar update "" namespaces ""'
 sa_kubeconfig
 check "operator ready as the ServiceAccount (--namespace team-a)" start_operator --namespace team-a
 setup "team-a job applied" k -n team-a apply -f "$ROOT/examples/cpu-job.yaml"

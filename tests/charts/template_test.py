@@ -63,20 +63,24 @@ METRICS_FROM = [
 ]
 # With kueue.enabled: the job's Kueue Workload (create, watch; update: remove Kueue's resource-in-use
 # finalizer, match its spec to an edited job; delete: replace one that holds quota and no longer
-# matches; its status: finish it, release the quota of an evicted one) in the operator's Role or
-# ClusterRole, and the
-# cluster-scoped reads (an admission's ResourceFlavors, a job's WorkloadPriorityClass).
+# matches; its status: finish it, release the quota of an evicted one; the namespace's LocalQueue
+# default) in the operator's Role or ClusterRole, and the cluster-scoped reads (an admission's
+# ResourceFlavors, a job's WorkloadPriorityClass or PriorityClass, a namespace's labels).
 KUEUE_RULES = [
     {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads"],
      "verbs": ["get", "list", "watch", "create", "update", "delete"]},
     {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads/status"],
      "verbs": ["get", "patch", "update"]},
+    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["localqueues"], "verbs": ["get"]},
 ]
 KUEUE_CLUSTER_RULES = [
     {"apiGroups": ["kueue.x-k8s.io"], "resources": ["resourceflavors"],
      "verbs": ["get", "list", "watch"]},
     {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloadpriorityclasses"],
      "verbs": ["get", "list", "watch"]},
+    {"apiGroups": ["scheduling.k8s.io"], "resources": ["priorityclasses"],
+     "verbs": ["get", "list"]},
+    {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get"]},
 ]
 LEASE_RULES = [{"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
                 "verbs": ["get", "create", "update"]}]
@@ -265,6 +269,26 @@ def test_kueue():
     check("kueue.enabled, namespace scope: --namespace and --kueue",
           container(objs)["args"][0] == "--namespace=team-a"
           and container(objs)["args"][-1] == "--kueue")
+    check("kueue.enabled without kueue.configuration: no --kueue-config, no ConfigMap",
+          not any(a.startswith("--kueue-config") for a in container(objs)["args"])
+          and ("ConfigMap", "rel-petname-operator-kueue-config") not in objs)
+    objs = render("kueue.enabled=true", "kueue.configuration=kind: Configuration")
+    cm = objs.get(("ConfigMap", "rel-petname-operator-kueue-config"))
+    check("kueue.configuration: a ConfigMap with the text as config.yaml",
+          cm is not None and cm["data"] == {"config.yaml": "kind: Configuration"}, json.dumps(cm))
+    pod = objs[("Deployment", "rel-petname-operator")]["spec"]["template"]
+    check("kueue.configuration: mounted and passed as --kueue-config",
+          container(objs)["args"][-1] == "--kueue-config=/etc/petname-operator/kueue/config.yaml"
+          and container(objs)["volumeMounts"] == [{"name": "kueue-config", "readOnly": True,
+                                                  "mountPath": "/etc/petname-operator/kueue"}]
+          and pod["spec"]["volumes"] == [{"name": "kueue-config", "configMap": {
+              "name": "rel-petname-operator-kueue-config"}}], json.dumps(pod))
+    check("kueue.configuration: a checksum annotation rolls the pods when it changes",
+          "checksum/kueue-config" in pod["metadata"].get("annotations", {}), json.dumps(pod))
+    objs = render("kueue.configuration=kind: Configuration")
+    check("kueue.configuration without kueue.enabled: nothing",
+          ("ConfigMap", "rel-petname-operator-kueue-config") not in objs
+          and not any(a.startswith("--kueue") for a in container(objs)["args"]))
     objs = render("kueue.enabled=true", "rbac.create=false")
     check("kueue.enabled, rbac.create=false: no RBAC objects",
           not [k for k in kinds(objs) if "Role" in k], str(kinds(objs)))

@@ -2,10 +2,11 @@
 # Starts Kueue (build.sh --kueue: the real manager of sigs.k8s.io/kueue@$KUEUE_VERSION) as a host
 # process next to a running test cluster, like the other daemons of up.sh.
 #
-#   tests/cluster/kueue-up.sh DIR
+#   tests/cluster/kueue-up.sh [--replace] DIR
 #
 # DIR: a cluster started by up.sh or node-up.sh (DIR/kubeconfig, its apiserver running). Stop it with
-# down.sh DIR (Kueue goes first). Needs root: Kueue v0.17 reads its metrics serving certificate from
+# down.sh DIR (Kueue goes first). --replace first stops a Kueue that runs there (to start it with
+# another configuration); without it a running Kueue is an error. Needs root: Kueue v0.17 reads its metrics serving certificate from
 # the fixed path /etc/kueue/metrics/certs when its internal cert management is off, so kueue runs in
 # a private mount namespace where DIR/kueue/certs is bind-mounted there (the host's
 # /etc/kueue/metrics/certs is only created, empty, as the mount point).
@@ -18,7 +19,8 @@
 # create of a ResourceFlavor passes them.
 #
 # Configuration (config.kueue.x-k8s.io/v1beta2): namespace kueue-system, internal cert management
-# off, leader election off, manageJobsWithoutQueueName false, integrations batch/job and the
+# off, leader election off, manageJobsWithoutQueueName false (unless set below), integrations
+# batch/job and the
 # external framework PetNameTrainingJob.v1alpha1.petname.dev, feature gates PartialAdmission on
 # (its default) and VisibilityOnDemand off (its aggregated API server would need an APIService and
 # listen on :8082; nothing here uses it). Health, metrics and webhook listen on 127.0.0.1 only.
@@ -33,6 +35,13 @@
 #       on the config's waitForPodsReady with these timeouts and a requeuing strategy (a
 #       Workload evicted for PodsReadyTimeout is queued again after a 10 s backoff, doubling up
 #       to 60 s, and deactivated once it has been queued again 3 times); off when unset
+#   PETNAME_KUEUE_REQUEUING  "LIMIT BASE MAX" (whole numbers): that requeuing strategy's
+#       backoffLimitCount, backoffBaseSeconds and backoffMaxSeconds instead (with the above)
+#   PETNAME_KUEUE_MANAGE_JOBS_WITHOUT_QUEUE_NAME  true: the config's manageJobsWithoutQueueName
+#   PETNAME_KUEUE_MANAGED_NAMESPACES  the config's managedJobsNamespaceSelector, as a YAML flow
+#       map (e.g. '{matchLabels: {team: a}}'); Kueue's default when unset
+#   PETNAME_KUEUE_LABEL_KEYS_TO_COPY  label keys, comma-separated: the config's
+#       integrations.labelKeysToCopy
 #   PETNAME_CLUSTER_TIMEOUT seconds to wait for each readiness step (default 120)
 #   PETNAME_CACHE, KUEUE_VERSION  where Kueue is (env.sh: $KUEUE; build.sh --kueue runs if it is missing)
 # Outputs: DIR/kueue.pid, DIR/kueue.log, DIR/kueue/{config.yaml,certs/,webhooks.json}; appends
@@ -52,7 +61,12 @@ die() { log "ERROR: $*"; exit 1; }
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$HERE/lib.sh"
 
-DIR=${1:?usage: kueue-up.sh DIR}
+REPLACE=0
+if [[ ${1:-} == --replace ]]; then
+  REPLACE=1
+  shift
+fi
+DIR=${1:?usage: kueue-up.sh [--replace] DIR}
 DIR=$(cd "$DIR" && pwd)
 TIMEOUT=${PETNAME_CLUSTER_TIMEOUT:-120}
 KDIR=$DIR/kueue
@@ -64,7 +78,8 @@ WEBHOOK_CONFIGS=(mutatingwebhookconfiguration/kueue-mutating-webhook-configurati
 
 [[ -f $DIR/kubeconfig && -f $DIR/pki/ca.key ]] || die "$DIR is not a cluster of up.sh (no kubeconfig or pki/ca.key)"
 daemon_alive "$DIR" kube-apiserver || die "the kube-apiserver of $DIR is not running"
-daemon_alive "$DIR" kueue && die "kueue of $DIR is still running (pid $(cat "$DIR/kueue.pid")); run down.sh $DIR first"
+((REPLACE == 0)) || stop_daemon "$DIR" kueue
+daemon_alive "$DIR" kueue && die "kueue of $DIR is still running (pid $(cat "$DIR/kueue.pid")); run down.sh $DIR first, or pass --replace"
 [[ $(id -u) -eq 0 ]] || die "needs root (a private mount namespace for $METRICS_CERT_DIR)"
 if ! "$HERE/build.sh" --kueue --check; then
   log "Kueue $KUEUE_VERSION (or the control plane's tools) missing; running build.sh --kueue"
@@ -150,8 +165,31 @@ wait_for_pods_ready_yaml() {
   [[ $PETNAME_KUEUE_WAIT_FOR_PODS_READY =~ ^$d\ $d$ ]] ||
     die "PETNAME_KUEUE_WAIT_FOR_PODS_READY: '$PETNAME_KUEUE_WAIT_FOR_PODS_READY' is not 'TIMEOUT RECOVERY_TIMEOUT'"
   read -r -a timeouts <<<"$PETNAME_KUEUE_WAIT_FOR_PODS_READY"
+  local requeuing=(3 10 60)
+  if [[ -n ${PETNAME_KUEUE_REQUEUING:-} ]]; then
+    [[ $PETNAME_KUEUE_REQUEUING =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] ||
+      die "PETNAME_KUEUE_REQUEUING: '$PETNAME_KUEUE_REQUEUING' is not 'LIMIT BASE MAX'"
+    read -r -a requeuing <<<"$PETNAME_KUEUE_REQUEUING"
+  fi
   printf '%s\n' "waitForPodsReady:" "  timeout: ${timeouts[0]}" "  recoveryTimeout: ${timeouts[1]}" \
-    "  requeuingStrategy: {timestamp: Eviction, backoffLimitCount: 3, backoffBaseSeconds: 10, backoffMaxSeconds: 60}"
+    "  requeuingStrategy: {timestamp: Eviction, backoffLimitCount: ${requeuing[0]}, backoffBaseSeconds: ${requeuing[1]}, backoffMaxSeconds: ${requeuing[2]}}"
+}
+
+# manageJobsWithoutQueueName, and managedJobsNamespaceSelector when one is given.
+jobs_yaml() {
+  local manage=${PETNAME_KUEUE_MANAGE_JOBS_WITHOUT_QUEUE_NAME:-false}
+  [[ $manage == true || $manage == false ]] ||
+    die "PETNAME_KUEUE_MANAGE_JOBS_WITHOUT_QUEUE_NAME: '$manage' is not true or false"
+  echo "manageJobsWithoutQueueName: $manage"
+  [[ -z ${PETNAME_KUEUE_MANAGED_NAMESPACES:-} ]] ||
+    echo "managedJobsNamespaceSelector: $PETNAME_KUEUE_MANAGED_NAMESPACES"
+}
+
+label_keys_yaml() {
+  [[ -n ${PETNAME_KUEUE_LABEL_KEYS_TO_COPY:-} ]] || return 0
+  [[ $PETNAME_KUEUE_LABEL_KEYS_TO_COPY =~ ^[A-Za-z0-9./_-]+(,[A-Za-z0-9./_-]+)*$ ]] ||
+    die "PETNAME_KUEUE_LABEL_KEYS_TO_COPY: '$PETNAME_KUEUE_LABEL_KEYS_TO_COPY' is not a list of label keys"
+  echo "  labelKeysToCopy: [${PETNAME_KUEUE_LABEL_KEYS_TO_COPY//,/, }]"
 }
 
 write_config() {
@@ -160,7 +198,7 @@ write_config() {
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 namespace: kueue-system
-manageJobsWithoutQueueName: false
+$(jobs_yaml)
 internalCertManagement:
   enable: false
 leaderElection:
@@ -181,6 +219,7 @@ integrations:
   - batch/job
   externalFrameworks:
   - PetNameTrainingJob.v1alpha1.petname.dev
+$(label_keys_yaml)
 $(feature_gates_yaml)
 $(wait_for_pods_ready_yaml)
 EOF
@@ -219,6 +258,11 @@ wait_for() { # WHAT CMD...
   return 1
 }
 
+# Each part of the configuration once in this shell, so that a bad setting stops the start here.
+jobs_yaml >/dev/null
+label_keys_yaml >/dev/null
+feature_gates_yaml >/dev/null
+wait_for_pods_ready_yaml >/dev/null
 mkdir -p "$KDIR"
 issue_cert
 write_config

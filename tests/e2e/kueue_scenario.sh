@@ -23,20 +23,13 @@
 #  - kq-next (2 replicas) waits for the quota; kq-queued's Workload deleted by hand: kq-queued
 #    stops, its Workload stays Terminating and kq-next is not admitted while a pod kq-queued had
 #    is left; deleting kq-queued (with its new Workload) then lets kq-next run;
-#  - deleting kq-queued, kq-next (running) and kq-wait (finished) leaves no Workload and no pod;
-#  - kq-sus (2 replicas) runs, then is suspended (spec.runPolicy.suspend): no pod, and it keeps
-#    the whole quota; kq-top (1 replica, same priority) waits until it is relabelled to the high priority
-#    class: its Workload takes the priority, Kueue preempts kq-sus, whose reservation is released
-#    within seconds (it has no pod), and kq-top runs on the node and Succeeds;
-#  - kq-checked (1 replica) is created with a queue-name typo (q-typo: no such LocalQueue) and
-#    waits with no pod; relabelled to q-c (a second ClusterQueue with an AdmissionCheck whose
-#    controller the test plays) its Workload moves there and reserves quota, still no pod; the
-#    check set Ready with podSetUpdates (a label, and a nodeSelector naming the node): the rank
-#    pod carries both, runs on the node and the job Succeeds.
+#  - deleting kq-queued, kq-next (running) and kq-wait (finished) leaves no Workload and no pod.
+# What the API server shows alone (relabels, admission checks' podSetUpdates, a suspended job
+# preempted, the Kueue cases of operator_kueue_conformance) is not repeated here.
 # The jobs that are struck mid-training (kq-low preempted, kq-wait's rank killed past the timeout,
-# kq-queued resized and its Workload deleted, kq-sus suspended) are held (their rank containers
-# paused, e2e_test.sh's hold) from a checkpoint until the blow has landed, so that none of them can
-# finish first however fast the machine trains.
+# kq-queued resized and its Workload deleted) are held (their rank containers paused, e2e_test.sh's
+# hold) from a checkpoint until the blow has landed, so that none of them can finish first however
+# fast the machine trains.
 # Timings for docs/benchmarks.md: admission to all ranks running, and eviction to no rank pod.
 
 # shellcheck source-path=SCRIPTDIR source=../support/kueue.sh
@@ -247,10 +240,6 @@ YAML
   check "deleting running kq-next leaves no pod" eventually 120 kq_no_pods kq-next
   check "deleting finished kq-wait leaves no Workload" eventually 60 kq_no_workload kq-wait
   check "deleting finished kq-wait leaves no pod" eventually 120 kq_no_pods kq-wait
-  kq_suspended_preempted
-  if ((STOP)); then return 0; fi
-  kq_checked
-  if ((STOP)); then return 0; fi
   printf 'kueue admission_to_running_s %s readmission_to_running_s %s eviction_to_no_pod_s %s\n' \
     "$admit_run" "$readmit_run" "$gone" >>"$WORK/kueue-timings.txt"
 }

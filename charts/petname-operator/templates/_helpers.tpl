@@ -132,6 +132,10 @@ tests/charts/template_test.py keeps these lists exact.
 - apiGroups: ["kueue.x-k8s.io"]
   resources: ["workloads/status"]
   verbs: ["get", "patch", "update"]
+# get: whether the job's namespace has a LocalQueue named default (Kueue's queue defaulting).
+- apiGroups: ["kueue.x-k8s.io"]
+  resources: ["localqueues"]
+  verbs: ["get"]
 {{- end }}
 
 {{- define "petname-operator.kueueClusterRules" -}}
@@ -141,6 +145,14 @@ tests/charts/template_test.py keeps these lists exact.
 - apiGroups: ["kueue.x-k8s.io"]
   resources: ["workloadpriorityclasses"]
   verbs: ["get", "list", "watch"]
+# The Workload's priority from the rank pods' PriorityClass, or the globalDefault one (list).
+- apiGroups: ["scheduling.k8s.io"]
+  resources: ["priorityclasses"]
+  verbs: ["get", "list"]
+# A namespace's labels, for Kueue's managedJobsNamespaceSelector.
+- apiGroups: [""]
+  resources: ["namespaces"]
+  verbs: ["get"]
 {{- end }}
 
 {{/* Leader election is on when asked for, and always with more than one replica. */}}

@@ -97,5 +97,39 @@ TEST(AdmissionMergeTest, AClashWithTheJobIsRefusedAndChangesNothing) {
   EXPECT_EQ(job.spec.scheduling["nodeSelector"], Json::parse(R"({"zone": "a", "pool": "x"})"));
 }
 
+TEST(AdmissionMergeTest, KueuesOwnPodLabelsReachTheRanks) {
+  const Json wl = Json::parse(R"({"spec": {"queueName": "team-a"},
+    "status": {"admission": {"clusterQueue": "cq-1"}}})");
+  Job job = JobWith("{}");
+  ASSERT_TRUE(MergeAdmission({}, Json::array({KueuePodLabels(wl)}), &job.spec).ok());
+  const Json pod = controller::RankPod(job, 0);
+  EXPECT_EQ(pod["metadata"]["labels"]["kueue.x-k8s.io/podset"], "ranks");
+  EXPECT_EQ(pod["metadata"]["labels"]["kueue.x-k8s.io/local-queue-name"], "team-a");
+  EXPECT_EQ(pod["metadata"]["labels"]["kueue.x-k8s.io/cluster-queue-name"], "cq-1");
+  // A ClusterQueue name that is no label value is left out, as Kueue leaves it out.
+  const Json dotted = Json::parse(R"({"spec": {"queueName": "q"},
+    "status": {"admission": {"clusterQueue": "team.cq"}}})");
+  EXPECT_FALSE(KueuePodLabels(dotted)["labels"].contains("kueue.x-k8s.io/cluster-queue-name"));
+}
+
+TEST(AdmissionMergeTest, AnAdmissionByTopologyIsRefused) {
+  WorkloadState plain;
+  EXPECT_TRUE(TopologyRefusal(plain, {Flavor(R"({"nodeLabels": {"pool": "a"}})")}).ok());
+  Json tas = Flavor(R"({"topologyName": "default"})");
+  tas["metadata"] = {{"name", "tas-flavor"}};
+  const Status by_flavor = TopologyRefusal(plain, {tas});
+  EXPECT_EQ(by_flavor.code(), Status::Code::kFailedPrecondition);
+  EXPECT_NE(by_flavor.message().find("ResourceFlavor tas-flavor has topology default"),
+            std::string::npos)
+      << by_flavor.message();
+  WorkloadState assigned;
+  assigned.topology_assigned = true;
+  EXPECT_NE(TopologyRefusal(assigned, {}).message().find("topologyAssignment"), std::string::npos);
+  const Json wl = Json::parse(R"({"metadata": {"name": "w"}, "status": {"admission": {
+    "clusterQueue": "cq", "podSetAssignments": [{"name": "ranks", "count": 1,
+    "topologyAssignment": {"levels": ["rack"], "slices": []}}]}}})");
+  EXPECT_TRUE(WorkloadStateFromJson(wl).topology_assigned);
+}
+
 }  // namespace
 }  // namespace petname::api

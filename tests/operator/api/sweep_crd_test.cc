@@ -8,30 +8,17 @@
 #include <string>
 
 #include "common/sweep/spec.h"
+#include "operator/kube/yaml_json.h"
 
 namespace petname::api {
 namespace {
 
 using Json = nlohmann::json;
 
-// A YAML node as JSON, scalars as their text (enough to compare two schemas).
-Json ToJson(const YAML::Node& node) {
-  if (node.IsMap()) {
-    Json out = Json::object();
-    for (const auto& kv : node) out[kv.first.as<std::string>()] = ToJson(kv.second);
-    return out;
-  }
-  if (node.IsSequence()) {
-    Json out = Json::array();
-    for (const auto& item : node) out.push_back(ToJson(item));
-    return out;
-  }
-  return node.IsScalar() ? Json(node.as<std::string>()) : Json();
-}
-
 Json SpecSchema(const char* path) {
   const YAML::Node crd = YAML::LoadFile(path);
-  return ToJson(crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]);
+  return kube::YamlToJson(
+      crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]);
 }
 
 TEST(SweepCrdTest, TheTemplateIsTheJobSpec) {

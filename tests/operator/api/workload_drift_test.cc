@@ -18,8 +18,11 @@ Json WorkloadFor(const std::string& spec_patch, const std::string& queue = "team
   if (!priority_class.empty()) labels[kPriorityClassLabel] = priority_class;
   const Json patch = {{"metadata", {{"labels", labels}}}, {"spec", Json::parse(spec_patch)}};
   const Job job = TestJob(2, patch.dump());
-  return BuildWorkload(job, controller::Desired(job).pods.front(),
-                       priority_class.empty() ? std::nullopt : std::optional<int32_t>(100));
+  WorkloadPriority priority;
+  if (!priority_class.empty()) {
+    priority = {WorkloadPriority::Kind::kWorkloadPriorityClass, priority_class, 100};
+  }
+  return BuildWorkload(job, controller::Desired(job).pods.front(), priority, {});
 }
 
 constexpr char kBase[] = R"({"resources": {"cpu": "1", "memory": "1Gi"}})";
@@ -77,15 +80,62 @@ TEST(WorkloadDriftTest, WithSpecOfTakesTheJobsSpecAndKeepsTheRest) {
   current["metadata"]["resourceVersion"] = "42";
   current["spec"]["active"] = true;
   current["status"] = {{"conditions", Json::array()}};
-  const Json out = WithSpecOf(current, WorkloadFor(R"({"replicas": 4})", "team-b", ""));
+  const Json out = WithSpecOf(current, WorkloadFor(R"({"replicas": 4})", "team-b", ""), false);
   EXPECT_EQ(out["metadata"]["resourceVersion"], "42");
   EXPECT_EQ(out["spec"]["active"], true);
   EXPECT_TRUE(out.contains("status"));
   EXPECT_EQ(out["spec"]["queueName"], "team-b");
   EXPECT_EQ(out["spec"]["podSets"][0]["count"], 4);
   EXPECT_FALSE(out["spec"].contains("priorityClassRef"));
-  EXPECT_FALSE(out["spec"].contains("priority"));
+  EXPECT_EQ(out["spec"]["priority"], 0);
   EXPECT_FALSE(CompareWorkload(out, WorkloadFor(R"({"replicas": 4})", "team-b", "")).any());
+}
+
+TEST(WorkloadDriftTest, AReservedWorkloadTakesThePriorityAlone) {
+  // After a gang restart the rank pod's template carries another restart generation: a PUT of
+  // the whole pod set would be refused by Kueue's webhook (spec.podSets is unchangeable while
+  // quota is reserved), and the priority change with it.
+  Json current = WorkloadFor(kBase);
+  current["spec"]["podSets"][0]["template"]["metadata"]["labels"]
+         ["petname.dev/restart-generation"] = "0";
+  Json wanted = WorkloadFor(kBase, "team-a", "low");
+  wanted["spec"]["priority"] = 10;
+  wanted["spec"]["podSets"][0]["template"]["metadata"]["labels"]["petname.dev/restart-generation"] =
+      "1";
+  const Json out = WithSpecOf(current, wanted, true);
+  EXPECT_EQ(out["spec"]["podSets"], current["spec"]["podSets"]);
+  EXPECT_EQ(out["spec"]["priorityClassRef"]["name"], "low");
+  EXPECT_EQ(out["spec"]["priority"], 10);
+  EXPECT_EQ(out["spec"]["queueName"], current["spec"]["queueName"]);
+  // Unreserved, the whole spec follows the job.
+  EXPECT_EQ(WithSpecOf(current, wanted, false)["spec"]["podSets"], wanted["spec"]["podSets"]);
+}
+
+TEST(WorkloadDriftTest, MaximumExecutionTimeCannotChangeWhileReserved) {
+  Json limited = WorkloadFor(kBase);
+  limited["spec"]["maximumExecutionTimeSeconds"] = 60;
+  const WorkloadDrift d = CompareWorkload(WorkloadFor(kBase), limited);
+  EXPECT_TRUE(d.execution_time);
+  EXPECT_TRUE(d.any());
+  EXPECT_TRUE(d.immutable_while_reserved());
+  EXPECT_FALSE(CompareWorkload(limited, limited).any());
+  EXPECT_EQ(WithSpecOf(WorkloadFor(kBase), limited, false)["spec"]["maximumExecutionTimeSeconds"],
+            60);
+  EXPECT_FALSE(WithSpecOf(limited, WorkloadFor(kBase), false)["spec"].contains(
+      "maximumExecutionTimeSeconds"));
+}
+
+TEST(WorkloadDriftTest, APodPriorityClassKeepsItsPriority) {
+  // Kueue updates the priority of a Workload without a class or with a WorkloadPriorityClass
+  // only: one whose priority came from the pods' PriorityClass ignores the job's label.
+  Json from_pods = WorkloadFor(kBase, "team-a", "");
+  from_pods["spec"]["priorityClassRef"] = {
+      {"group", "scheduling.k8s.io"}, {"kind", "PriorityClass"}, {"name", "batch"}};
+  const WorkloadDrift d = CompareWorkload(from_pods, WorkloadFor(kBase, "team-a", "high"));
+  EXPECT_FALSE(d.priority_class);
+  EXPECT_FALSE(d.priority_presence);
+  EXPECT_FALSE(d.any());
+  EXPECT_EQ(WorkloadPriorityClass(from_pods), "");
 }
 
 TEST(WorkloadDriftTest, QuantityValues) {

@@ -13,6 +13,8 @@ using controller::TestJob;
 
 constexpr int64_t kT0 = 1'800'000'000;
 
+const WorkloadPriority kHigh{WorkloadPriority::Kind::kWorkloadPriorityClass, "high", 1000};
+
 Job QueuedJob(int replicas, const std::string& spec_patch = "{}") {
   Job job = TestJob(replicas, R"({"metadata": {"labels": {"kueue.x-k8s.io/queue-name": "team-a",
     "kueue.x-k8s.io/priority-class": "high"}}, "spec": )" +
@@ -49,7 +51,7 @@ TEST(WorkloadTest, BuildsOnePodSetOwnedByTheJob) {
   const Job job = QueuedJob(4, R"({"elasticPolicy": {"minReplicas": 2},
     "resources": {"cpu": "2"}})");
   const Json pod = controller::Desired(job).pods.front();
-  const Json wl = BuildWorkload(job, pod, 1000);
+  const Json wl = BuildWorkload(job, pod, kHigh, {});
   EXPECT_EQ(wl["apiVersion"], "kueue.x-k8s.io/v1beta2");
   EXPECT_EQ(wl["metadata"]["name"], WorkloadName(job));
   EXPECT_EQ(wl["metadata"]["labels"]["petname.dev/job-name"], "rex");
@@ -68,12 +70,64 @@ TEST(WorkloadTest, BuildsOnePodSetOwnedByTheJob) {
   EXPECT_EQ(wl["spec"]["priorityClassRef"]["name"], "high");
 }
 
-TEST(WorkloadTest, NoMinCountWithoutElasticPolicyOrPriorityWithoutItsClass) {
+TEST(WorkloadTest, NoMinCountWithoutElasticPolicyNorClassWithoutPriority) {
   const Job job = QueuedJob(3);
-  const Json wl = BuildWorkload(job, controller::Desired(job).pods.front(), std::nullopt);
+  const Json wl = BuildWorkload(job, controller::Desired(job).pods.front(), {}, {});
   EXPECT_FALSE(wl["spec"]["podSets"][0].contains("minCount"));
-  EXPECT_FALSE(wl["spec"].contains("priority"));
+  EXPECT_EQ(wl["spec"]["priority"], 0);  // Kueue's jobframework sets it, 0 without a class
   EXPECT_FALSE(wl["spec"].contains("priorityClassRef"));
+  EXPECT_FALSE(wl["spec"].contains("maximumExecutionTimeSeconds"));
+  EXPECT_FALSE(wl["metadata"].contains("annotations"));
+  // Without a queue (a job Kueue manages without one), no queueName: Kueue refuses an empty one.
+  const Job unqueued = TestJob(1);
+  EXPECT_FALSE(
+      BuildWorkload(unqueued, controller::Desired(unqueued).pods.front(), {}, {})["spec"].contains(
+          "queueName"));
+}
+
+TEST(WorkloadTest, PriorityFromAPodPriorityClassRoundTrips) {
+  const Job job = QueuedJob(1);
+  const WorkloadPriority pods{WorkloadPriority::Kind::kPriorityClass, "batch-high", 500};
+  const Json wl = BuildWorkload(job, controller::Desired(job).pods.front(), pods, {});
+  EXPECT_EQ(
+      wl["spec"]["priorityClassRef"],
+      Json({{"group", "scheduling.k8s.io"}, {"kind", "PriorityClass"}, {"name", "batch-high"}}));
+  EXPECT_EQ(wl["spec"]["priority"], 500);
+  const WorkloadPriority back = WorkloadPriorityOf(wl);
+  EXPECT_EQ(back.kind, WorkloadPriority::Kind::kPriorityClass);
+  EXPECT_EQ(back.name, "batch-high");
+  EXPECT_EQ(back.value, 500);
+  EXPECT_EQ(
+      WorkloadPriorityOf(BuildWorkload(job, controller::Desired(job).pods.front(), kHigh, {})).kind,
+      WorkloadPriority::Kind::kWorkloadPriorityClass);
+  EXPECT_EQ(WorkloadPriorityOf(AdmittedWorkload(1)).kind, WorkloadPriority::Kind::kNone);
+}
+
+TEST(WorkloadTest, CopiesWhatKueuesJobframeworkCopiesFromTheJob) {
+  const Job job = TestJob(1, R"({"metadata": {"labels": {"kueue.x-k8s.io/queue-name": "team-a",
+    "team": "vision", "cost-center": "42", "other": "x",
+    "kueue.x-k8s.io/max-exec-time-seconds": "3600"},
+    "annotations": {"provreq.kueue.x-k8s.io/ValidUntilSeconds": "0", "note": "not copied"}}})");
+  const Json wl = BuildWorkload(job, controller::Desired(job).pods.front(), {},
+                                {"team", "cost-center", "absent"});
+  EXPECT_EQ(wl["metadata"]["labels"]["team"], "vision");
+  EXPECT_EQ(wl["metadata"]["labels"]["cost-center"], "42");
+  EXPECT_FALSE(wl["metadata"]["labels"].contains("other"));
+  EXPECT_FALSE(wl["metadata"]["labels"].contains("absent"));
+  EXPECT_EQ(wl["metadata"]["labels"]["petname.dev/job-name"], "rex");
+  EXPECT_EQ(wl["metadata"]["annotations"],
+            Json({{"provreq.kueue.x-k8s.io/ValidUntilSeconds", "0"}}));
+  EXPECT_EQ(wl["spec"]["maximumExecutionTimeSeconds"], 3600);
+  // Kueue reads the label as a positive 32-bit number, and ignores anything else.
+  for (const char* bad : {"0", "-5", "12s", "2147483648", "99999999999", ""}) {
+    const Job other = TestJob(1, std::string(R"({"metadata": {"labels": {
+      "kueue.x-k8s.io/max-exec-time-seconds": ")") +
+                                     bad + R"("}}})");
+    EXPECT_FALSE(
+        BuildWorkload(other, controller::Desired(other).pods.front(), {}, {})["spec"].contains(
+            "maximumExecutionTimeSeconds"))
+        << bad;
+  }
 }
 
 TEST(WorkloadTest, ReadsAdmission) {
@@ -131,6 +185,17 @@ TEST(WorkloadTest, ClearReservationAsKueuesJobframework) {
   }
   EXPECT_TRUE(requeued);
 
+  // A PodsReady condition is set back to WaitForStart in the same write: an admission that
+  // follows at once is timed from itself, not from a WaitForRecovery of before the eviction.
+  Json recovering = AdmittedWorkload(2);
+  recovering["status"]["conditions"].push_back(
+      {{"type", "Evicted"}, {"status", "True"}, {"reason", "PodsReadyTimeout"}, {"message", "m"}});
+  recovering = SetWorkloadPodsReady(recovering, {false, "WaitForRecovery", "failed"}, kT0 - 60);
+  const WorkloadState again = WorkloadStateFromJson(ClearReservation(recovering, kT0));
+  EXPECT_EQ(again.pods_ready, false);
+  EXPECT_EQ(again.pods_ready_reason, "WaitForStart");
+  EXPECT_FALSE(WorkloadStateFromJson(out).pods_ready.has_value());  // none is added
+
   Json deactivated = AdmittedWorkload(2);
   deactivated["status"]["conditions"].push_back(
       {{"type", "Evicted"}, {"status", "True"}, {"reason", "Deactivated"}, {"message", "m"}});
@@ -175,7 +240,7 @@ TEST(WorkloadTest, AdmissionChecksPodSetUpdatesAreReadForTheRanks) {
 
 TEST(WorkloadTest, ResourceInUseFinalizerFromCreationUntilRemoved) {
   const Job job = QueuedJob(2);
-  Json wl = BuildWorkload(job, controller::Desired(job).pods.front(), 1000);
+  Json wl = BuildWorkload(job, controller::Desired(job).pods.front(), kHigh, {});
   EXPECT_EQ(wl["metadata"]["finalizers"], Json::array({kResourceInUseFinalizer}));
   wl["metadata"]["finalizers"].push_back("example.com/other");
   wl["metadata"]["deletionTimestamp"] = "2027-01-15T08:00:00Z";

@@ -4,6 +4,7 @@
 
 #include "operator/api/conditions.h"
 #include "operator/controller/job_status.h"
+#include "operator/controller/pod_quota.h"
 #include "tests/operator/controller/test_job.h"
 
 namespace petname::controller {
@@ -346,7 +347,7 @@ TEST(QueueAdmissionTest, MissingPriorityClassOrTakenNameCreatesNoWorkload) {
   QueueState q;
   q.wanted = true;
   q.workload.name = "petnametrainingjob-rex-12345";
-  q.priority_class = "urgent";
+  q.priority = {api::WorkloadPriority::Kind::kWorkloadPriorityClass, "urgent", 0};
   q.priority_class_missing = true;
   Plan p = ComputeStatus(TestJob(1), {}, PodGroupState::kNotWanted, kT0, q);
   EXPECT_EQ(p.workload, WorkloadAction::kNone);
@@ -414,12 +415,49 @@ TEST(QueueAdmissionTest, WorkloadPodsReadyAsKueueWritesIt) {
             "False/WaitForStart");
   EXPECT_EQ(PodsReady(WithPodsReady(Waiting(), false, "WaitForStart"), true), "<none>");
 
-  // Nothing to write: no Workload, evicted (the ranks are stopping), finished.
+  // Evicted: as for any Workload. Still admitted while the ranks stop, a ready job is recovering;
+  // once the reservation is released (Evicted stays True until the next admission) it is
+  // WaitForStart, so that a PodsReadyTimeout eviction from WaitForRecovery does not leave a
+  // WaitForRecovery of before the eviction for the next admission (Kueue would time that
+  // admission from the old condition and evict it again at once).
+  EXPECT_EQ(PodsReady(WithPodsReady(Evicted("Preempted", true), true, "Started"), false),
+            "False/WaitForRecovery");
+  EXPECT_EQ(
+      PodsReady(WithPodsReady(Evicted("PodsReadyTimeout", false), false, "WaitForRecovery"), false),
+      "False/WaitForStart");
+
+  // Nothing to write: no Workload, finished.
   EXPECT_EQ(PodsReady(QueueState{}, true), "<none>");
-  EXPECT_EQ(PodsReady(WithPodsReady(Evicted("Preempted", true), true, "Started"), false), "<none>");
   QueueState finished = WithPodsReady(Admitted(2), true, "Started");
   finished.workload.finished = true;
   EXPECT_EQ(PodsReady(finished, false), "<none>");
+}
+
+TEST(QueueAdmissionTest, AReadmissionAfterARecoveryTimeoutIsTimedAsAStart) {
+  // Ready, then a rank fails: WaitForRecovery. Kueue evicts for PodsReadyTimeout while the
+  // reservation is held; the ranks go, the reservation is released.
+  QueueState q = WithPodsReady(Evicted("PodsReadyTimeout", true), false, "WaitForRecovery");
+  EXPECT_EQ(PodsReady(q, false), "<none>");  // still admitted: it stays WaitForRecovery
+  q.workload.quota_reserved = q.workload.admitted = false;
+  EXPECT_EQ(PodsReady(q, false), "False/WaitForStart");
+  // Kueue admits it again: Evicted False, WaitForStart timed from the new admission, then
+  // Started once the new ranks are ready (not Recovered: they started afresh).
+  QueueState again = WithPodsReady(Admitted(2), false, "WaitForStart");
+  EXPECT_EQ(PodsReady(again, false), "<none>");
+  EXPECT_EQ(PodsReady(again, true), "True/Started");
+}
+
+TEST(QueueAdmissionTest, NamespaceKueueDoesNotManageWaitsWithoutAWorkload) {
+  QueueState q;
+  q.wanted = true;
+  q.namespace_unmanaged = true;
+  const Plan p = ComputeStatus(TestJob(2), {}, PodGroupState::kNotWanted, kT0, q);
+  EXPECT_EQ(p.workload, WorkloadAction::kNone);
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  EXPECT_EQ(p.requeue_after, kQueueRecheckSeconds);
+  EXPECT_EQ(Cond(p.status, api::kSuspended), "True/NamespaceNotManaged");
+  EXPECT_EQ(Cond(p.status, api::kQuotaReserved), "False/NamespaceNotManaged");
+  EXPECT_TRUE(QueueProblem("NamespaceNotManaged"));
 }
 
 }  // namespace

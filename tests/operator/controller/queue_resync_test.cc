@@ -79,7 +79,7 @@ TEST(QueueResyncTest, AnotherPriorityClassUpdatesARunningJobsWorkloadAndItRunsOn
 TEST(QueueResyncTest, AMissingPriorityClassChangesNothing) {
   QueueState pending = Pending(Priority(false));
   pending.priority_class_missing = true;
-  pending.priority_class = "nope";
+  pending.priority = {api::WorkloadPriority::Kind::kWorkloadPriorityClass, "nope", 0};
   Plan p = ComputeStatus(TestJob(2), {}, PodGroupState::kNotWanted, kT0, pending);
   EXPECT_EQ(p.workload, WorkloadAction::kNone);
   EXPECT_EQ(p.pods, PodAction::kStop);
@@ -108,6 +108,29 @@ TEST(QueueResyncTest, ASuspendedJobsWorkloadFollowsItToo) {
             WorkloadAction::kUpdate);
   EXPECT_EQ(ComputeStatus(job, {}, PodGroupState::kNotWanted, kT0, Running(PodSets())).workload,
             WorkloadAction::kReplace);
+}
+
+TEST(QueueResyncTest, AnEvictedReservationIsReleasedBeforeAnyUpdate) {
+  // The job's priority class changed while Kueue evicts it: the release comes first (a refused
+  // update must never keep an evicted job's quota), the update on a later pass.
+  QueueState q = Running(Priority(false));
+  q.workload.evicted = true;
+  q.workload.evicted_reason = "Preempted";
+  Plan p = ComputeStatus(TestJob(2), {}, PodGroupState::kNotWanted, kT0, q);
+  EXPECT_EQ(p.workload, WorkloadAction::kClearReservation);
+  EXPECT_EQ(p.pods, PodAction::kStop);
+  // While a rank still stops there is nothing to release: the update (its priority alone) goes.
+  p = ComputeStatus(TestJob(2), RunningPods(1), PodGroupState::kNotWanted, kT0, q);
+  EXPECT_EQ(p.workload, WorkloadAction::kUpdate);
+  // Suspended by the user: the same order.
+  const api::Job suspended = TestJob(2, R"({"spec": {"runPolicy": {"suspend": true}}})");
+  EXPECT_EQ(ComputeStatus(suspended, {}, PodGroupState::kNotWanted, kT0, q).workload,
+            WorkloadAction::kClearReservation);
+  // Released: the Workload holds no quota, and takes the whole change.
+  QueueState released = Pending(Priority(false));
+  released.workload.evicted = true;
+  EXPECT_EQ(ComputeStatus(TestJob(2), {}, PodGroupState::kNotWanted, kT0, released).workload,
+            WorkloadAction::kUpdate);
 }
 
 TEST(QueueResyncTest, WithoutTheLabelTheWorkloadStillGates) {

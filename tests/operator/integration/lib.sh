@@ -119,12 +119,13 @@ trap cleanup EXIT
 
 "$KUBECTL" --kubeconfig "$KUBECONFIG" create namespace "$NS" >/dev/null
 
-# create_job NAME REPLICAS [EXTRA_SPEC_YAML]: a PetNameTrainingJob in this namespace.
+# create_job NAME REPLICAS [EXTRA_SPEC_YAML]: a PetNameTrainingJob in this namespace, with the
+# labels of JOB_LABELS (a YAML flow map; none by default).
 create_job() {
   k create -f - >/dev/null <<YAML
 apiVersion: petname.dev/v1alpha1
 kind: PetNameTrainingJob
-metadata: {name: $1}
+metadata: {name: $1, labels: ${JOB_LABELS:-{\}}}
 spec:
   replicas: $2
   image: petname:test
