@@ -32,6 +32,7 @@ CHECKS_LOG=$LOG_DIR/checks.log
 : >"$CHECKS_LOG"
 # shellcheck source-path=SCRIPTDIR source=../../lib/checks.sh
 source "$ROOT/tests/lib/checks.sh"
+checks_plan 110
 # shellcheck source-path=SCRIPTDIR source=../../support/kueue.sh
 source "$ROOT/tests/support/kueue.sh"
 
@@ -104,7 +105,7 @@ scenario() {
   "$2" || not_ok "$1 stopped early"
   if ! kill -0 "$OP_PID" 2>/dev/null; then
     not_ok "$1: the operator is still running"
-    checks_summary
+    checks_finish 1
     exit 1
   fi
 }
@@ -680,4 +681,5 @@ kc03() {
 }
 scenario KC03 kc03 "jobs reconciled only when the queue is set; a deactivated Workload across a restart"
 
-checks_summary
+checks_done
+checks_finish 0
