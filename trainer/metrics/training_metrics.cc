@@ -44,6 +44,14 @@ std::string TrainingMetrics::ProgressExposition() const {
   for (prometheus::MetricFamily& f : registry_->Collect()) {
     if (!IsProgressMetric(f.name)) continue;
     f.help.clear();
+    // A reason that never failed is absent rather than 0 (readers sum the reasons), so that
+    // the message stays within Kubernetes' 4096 bytes with every reason served from the start.
+    if (f.name == kCheckpointFailuresTotal) {
+      f.metric.erase(
+          std::remove_if(f.metric.begin(), f.metric.end(),
+                         [](const prometheus::ClientMetric& c) { return c.counter.value == 0; }),
+          f.metric.end());
+    }
     families.push_back(std::move(f));
   }
   return prometheus::TextSerializer().Serialize(families);

@@ -65,8 +65,8 @@ class TrainingMetrics {
   const prometheus::Labels& labels() const { return labels_; }
 
   // The progress series (common/metrics/names.h kProgressMetrics) in the Prometheus text
-  // format, without help texts: what rank 0 leaves as its termination message, which
-  // Kubernetes cuts at 4096 bytes.
+  // format, without help texts and without checkpoint failure reasons still at 0: what rank 0
+  // leaves as its termination message, which Kubernetes cuts at 4096 bytes.
   std::string ProgressExposition() const;
 
   // Records the run's constant facts. Call once before training starts.
