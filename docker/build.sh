@@ -74,8 +74,11 @@ build_base() ( # a subshell: the lock is released when the base exists
   log "imported $BASE ($((SECONDS - t0)) s)"
 )
 
-# The tracked sources a from-source build copies (the Dockerfiles copy named directories only).
-sources() { git -C "$ROOT" ls-files -- CMakeLists.txt common operator trainer bench; }
+sources() { # DOCKERFILE: the tracked files its COPY lines take from the build context
+  local copied
+  mapfile -t copied < <(awk '$1 == "COPY" && $2 !~ /^--/ { for (i = 2; i < NF; i++) print $i }' "$1")
+  git -C "$ROOT" ls-files -- "${copied[@]}"
+}
 
 content_hash() { sha256sum | cut -c1-16; }
 
@@ -92,7 +95,7 @@ from_source() { # NAME: the whole Dockerfile, compiling in its build stage
   tag=localhost/petname-$name:$({
     podman image inspect --format '{{.Id}}' "$BASE"
     cat "$dockerfile"
-    cd "$ROOT" && sources | xargs sha256sum
+    cd "$ROOT" && sources "$dockerfile" | xargs sha256sum
   } | content_hash)
   if ! podman image exists "$tag"; then
     log "building $tag from source (log: $CACHE/build-$name.log)"

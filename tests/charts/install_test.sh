@@ -167,7 +167,69 @@ check "the operator holds the Lease" eventually 30 lease_held
 # examples/kueue-*.yaml hold Kueue's kinds: its CRDs (tests/cluster/build.sh --kueue caches them).
 [[ -d $PETNAME_KUEUE_DIR/crds ]] || "$ROOT/tests/cluster/build.sh" --kueue >/dev/null
 setup "Kueue $KUEUE_VERSION's CRDs installed" k apply --server-side -f "$PETNAME_KUEUE_DIR/crds/"
-check "every example accepted by the apiserver (dry run)" k -n default apply --dry-run=server --validate=strict -f "$ROOT/examples/"
+# The kustomize overlays of deploy/ over examples/kustomization.yaml (README.md, "On Kubernetes")
+checks_plan 5
+example_files() { find "$ROOT/examples" -maxdepth 1 -name '*.yaml' ! -name kustomization.yaml | sort; }
+every_example() {
+  local f files args=()
+  mapfile -t files < <(example_files)
+  for f in "${files[@]}"; do args+=(-f "$f"); done
+  "$@" "${args[@]}"
+}
+check "every example accepted by the apiserver (dry run)" \
+  every_example k -n default apply --dry-run=server --validate=strict
+for dir in examples deploy/local-cluster deploy/registry; do
+  check "kubectl apply -k $dir accepted by the apiserver (dry run)" \
+    k -n default apply --dry-run=server --validate=strict -k "$ROOT/$dir"
+done
+# local_cluster_claims: deploy/local-cluster asks every claim of the quick start ReadWriteOnce
+local_cluster_claims() {
+  k kustomize "$ROOT/deploy/local-cluster" | python3 -c '
+import sys, yaml
+claims = [d for d in yaml.safe_load_all(sys.stdin) if d and d["kind"] == "PersistentVolumeClaim"]
+modes = {d["metadata"]["name"]: d["spec"]["accessModes"] for d in claims}
+print(modes)
+assert modes == {"petname-data": ["ReadWriteOnce"], "petname-checkpoints": ["ReadWriteOnce"]}, modes'
+}
+check "deploy/local-cluster: both claims ReadWriteOnce" local_cluster_claims
+# registry_everywhere: with every example listed in examples/kustomization.yaml, deploy/registry
+# renders every image field of every example (jobs, sweeps, pods, sidecars) under the registry
+# that deploy/registry names, and values.yaml names the operator's image there too
+registry_everywhere() {
+  local tmp=$DIR/kustomize f files
+  rm -rf "$tmp" && mkdir -p "$tmp" && cp -r "$ROOT/examples" "$ROOT/deploy" "$tmp/"
+  mapfile -t files < <(example_files)
+  { sed '/^resources:/q' "$ROOT/examples/kustomization.yaml"
+    for f in "${files[@]}"; do echo "  - $(basename "$f")"; done; } >"$tmp/examples/kustomization.yaml"
+  k kustomize "$tmp/deploy/registry" >"$tmp/rendered.yaml"
+  python3 - "$ROOT" "$tmp/rendered.yaml" <<'PY'
+import glob, os, re, sys, yaml
+root, rendered = sys.argv[1], sys.argv[2]
+def images(node):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "image" and isinstance(v, str):
+                yield v
+            else:
+                yield from images(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from images(v)
+overlay = yaml.safe_load(open(os.path.join(root, "deploy/registry/kustomization.yaml")))
+registries = {os.path.dirname(i["newName"]) for i in overlay["images"]}
+operator = yaml.safe_load(open(os.path.join(root, "deploy/registry/values.yaml")))["image"]
+assert len(registries) == 1 and os.path.dirname(operator["repository"]) in registries,     (registries, operator)
+registry = registries.pop()
+found = [i for d in yaml.safe_load_all(open(rendered)) for i in images(d)]
+written = sum(len(re.findall(r"^\s*(?:- )?image: ", open(f).read(), re.M))
+              for f in glob.glob(os.path.join(root, "examples", "*.yaml")))
+outside = [i for i in found if not i.startswith(registry + "/")]
+print(f"{len(found)} image fields rendered, {written} in the examples, outside {registry}: {outside}")
+assert len(found) == written and not outside
+PY
+}
+check "deploy/registry puts every image of every example under its registry (and values.yaml the operator's)" \
+  registry_everywhere
 setup "example cpu-job applied" k -n default apply -f "$ROOT/examples/cpu-job.yaml"
 check "cpu-job turned into 2 rank pods" eventually 60 has_pods default cpu-job 2
 check "cpu-job has its headless Service" eventually 30 k -n default get service cpu-job
