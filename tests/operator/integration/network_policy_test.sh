@@ -44,10 +44,10 @@ wait_until "NetworkPolicy fetch" 30 k get networkpolicy fetch
   fail "a job that downloads its data got egress rules: $(k get networkpolicy fetch -o jsonpath='{.spec}')"
 log "NetworkPolicy fetch: a job that downloads its data keeps its egress open"
 
-k delete pntj rex --wait=false >/dev/null
-no_policy() { ! k get networkpolicy rex; }
-wait_until "NetworkPolicy garbage-collected with the job" 60 no_policy
-log "NetworkPolicy rex: gone with the job"
+k delete pntj rex fetch --wait=false >/dev/null
+no_policy() { [[ $(k get networkpolicies -o json | jq '.items | length') == 0 ]]; }
+wait_until "NetworkPolicies garbage-collected with their jobs" 60 no_policy
+log "NetworkPolicies rex and fetch: gone with their jobs"
 
 stop_operator
 start_operator --no-network-policy
