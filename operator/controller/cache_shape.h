@@ -43,7 +43,7 @@ inline constexpr int kMaxReplicas = 1024;
 // The largest job or sweep the operator caches as it is: the API server's own limit on the
 // annotations of one object. The CRDs do not bound spec.template's size, which reaches the pods
 // only when they are created.
-inline constexpr int64_t kMaxCachedObjectBytes = 256 * 1024;
+inline constexpr int64_t kMaxCachedObjectBytes = int64_t{256} * 1024;
 
 enum class JobObject { kPod, kService, kNetworkPolicy, kWorkload };
 

@@ -127,7 +127,7 @@ std::vector<progress::Target> Controller::ProgressTargets() const {
   // Running jobs by uid, then the pod of rank 0 each controls: two passes, no copies.
   struct Running {
     std::string key;
-    int metrics_port;
+    int metrics_port = 0;
   };
   std::map<std::string, Running> running;
   jobs_->Visit([&running](const nlohmann::json& job) {

@@ -161,7 +161,7 @@ void ReadWhole(web::http::http_response& r, Response* resp, bool* /*retryable*/)
 // connection are thrown by underflow().
 class BodyBuffer : public std::streambuf {
  public:
-  explicit BodyBuffer(concurrency::streams::istream body) : body_(std::move(body)) {}
+  explicit BodyBuffer(const concurrency::streams::istream& body) : body_(body) {}
 
  protected:
   int_type underflow() override {
@@ -175,7 +175,7 @@ class BodyBuffer : public std::streambuf {
 
  private:
   concurrency::streams::istream body_;
-  std::array<uint8_t, 64 * 1024> chunk_{};
+  std::array<uint8_t, size_t{64} * 1024> chunk_{};
 };
 
 // Reports one request attempt to ClientOptions::on_request when it goes out of scope: with the

@@ -58,7 +58,7 @@ TEST(ListBodyTest, AnItemsFieldThatIsNoArrayIsLeftInTheRest) {
   int handed = 0;
   Json rest;
   ASSERT_TRUE(ReadList(
-                  in, [&](Json) { ++handed; }, &rest)
+                  in, [&](const Json&) { ++handed; }, &rest)
                   .ok());
   EXPECT_EQ(handed, 0);
   EXPECT_EQ(rest["items"], Json::parse(R"({"a": {"b": 1}, "c": 2})"));
