@@ -54,8 +54,11 @@ int Run(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   // Memory: few malloc arenas and a small cpprestsdk pool (its I/O is asynchronous; the
-  // default of 40 threads only adds stacks and arenas).
+  // default of 40 threads only adds stacks and arenas). Blocks of 128 KiB and more (list pages,
+  // bulky objects on their way to the cache) are mapped and given back when freed, instead of
+  // staying in the arenas as glibc's moving threshold would keep them after the first one.
   mallopt(M_ARENA_MAX, 2);
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   crossplat::threadpool::initialize_with_threads(4);
   app::Manager manager(std::move(options), settings, std::move(config));
   s = manager.Start();

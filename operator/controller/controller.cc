@@ -5,10 +5,18 @@
 #include "operator/api/job.h"
 #include "operator/api/job_status.h"
 #include "operator/api/pod.h"
+#include "operator/controller/cache_shape.h"
 #include "operator/kube/object.h"
 #include "operator/logging/logging.h"
 
 namespace petname::controller {
+namespace {
+
+kube::Informer::Transform Shaper(JobObject kind) {
+  return [kind](nlohmann::json* obj) { return ShapeJobObject(kind, obj); };
+}
+
+}  // namespace
 
 Controller::Controller(kube::RestClient* client, ControllerOptions options)
     : client_(client),
@@ -17,19 +25,20 @@ Controller::Controller(kube::RestClient* client, ControllerOptions options)
       events_(client, "petname-operator") {
   const std::string selector =
       kube::SelectorString({{api::kNameLabel, api::kAppName}, {api::kJobNameLabel, ""}});
-  jobs_ = std::make_unique<kube::Informer>(client_, JobsPath(options_.ns), "",
-                                           [this](const nlohmann::json& o) { Enqueue(o, true); });
+  jobs_ = std::make_unique<kube::Informer>(
+      client_, JobsPath(options_.ns), "", [this](const nlohmann::json& o) { Enqueue(o, true); },
+      ShapeJob);
   pods_ = std::make_unique<kube::Informer>(
       client_, CorePath(options_.ns, "Pod"), selector,
-      [this](const nlohmann::json& o) { Enqueue(o, false); }, kube::DropSpec);
+      [this](const nlohmann::json& o) { Enqueue(o, false); }, Shaper(JobObject::kPod));
   services_ = std::make_unique<kube::Informer>(
       client_, CorePath(options_.ns, "Service"), selector,
-      [this](const nlohmann::json& o) { Enqueue(o, false); }, kube::DropSpec);
+      [this](const nlohmann::json& o) { Enqueue(o, false); }, Shaper(JobObject::kService));
   if (options_.kueue) WatchWorkloads(selector);
   if (options_.network_policy.enabled) {
     network_policies_ = std::make_unique<kube::Informer>(
         client_, NetworkPoliciesPath(options_.ns), selector,
-        [this](const nlohmann::json& o) { Enqueue(o, false); }, kube::DropSpec);
+        [this](const nlohmann::json& o) { Enqueue(o, false); }, Shaper(JobObject::kNetworkPolicy));
   }
   ReconcileHooks hooks;
   hooks.progress = options_.progress;
@@ -56,10 +65,10 @@ void Controller::WatchWorkloads(const std::string& selector) {
         group, s.ok() ? ApiMessage(resp) : s.message());
     return;
   }
-  // Not DropSpec: status writes send the cached object back.
-  workloads_ =
-      std::make_unique<kube::Informer>(client_, WorkloadsPath(options_.ns), selector,
-                                       [this](const nlohmann::json& o) { Enqueue(o, false); });
+  // Kept whole: status writes send the cached object back.
+  workloads_ = std::make_unique<kube::Informer>(
+      client_, WorkloadsPath(options_.ns), selector,
+      [this](const nlohmann::json& o) { Enqueue(o, false); }, Shaper(JobObject::kWorkload));
 }
 
 std::vector<kube::Informer*> Controller::Informers() const {
@@ -103,39 +112,42 @@ int64_t Controller::lists() const {
 
 std::map<std::string, int64_t> Controller::JobsByPhase() const {
   std::map<std::string, int64_t> phases;
-  jobs_->List([&phases](const nlohmann::json& job) {
-    ++phases[api::PhaseName(api::PhaseOf(job))];
-    return false;
-  });
+  jobs_->Visit(
+      [&phases](const nlohmann::json& job) { ++phases[api::PhaseName(api::PhaseOf(job))]; });
   return phases;
 }
 
 std::set<std::string> Controller::JobKeys() const {
   std::set<std::string> keys;
-  jobs_->List([&keys](const nlohmann::json& job) {
-    keys.insert(kube::Key(job));
-    return false;
-  });
+  jobs_->Visit([&keys](const nlohmann::json& job) { keys.insert(kube::Key(job)); });
   return keys;
 }
 
 std::vector<progress::Target> Controller::ProgressTargets() const {
+  // Running jobs by uid, then the pod of rank 0 each controls: two passes, no copies.
+  struct Running {
+    std::string key;
+    int metrics_port = 0;
+  };
+  std::map<std::string, Running> running;
+  jobs_->Visit([&running](const nlohmann::json& job) {
+    if (api::PhaseOf(job) != api::JobPhase::kRunning) return;
+    running[kube::Uid(job)] = {kube::Key(job), api::MetricsPortOf(job)};
+  });
+  std::map<std::string, std::string> urls;  // job key -> URL
+  pods_->Visit([&](const nlohmann::json& p) {
+    if (kube::Label(p, api::kRankLabel) != "0") return;
+    const api::ObservedPod pod = api::PodFromJson(p);
+    if (pod.phase != "Running" || pod.pod_ip.empty()) return;
+    auto job = running.find(kube::ControllerUid(p));
+    if (job == running.end() ||
+        job->second.key != kube::Key(kube::Namespace(p), kube::Label(p, api::kJobNameLabel))) {
+      return;
+    }
+    urls.emplace(job->second.key, progress::MetricsUrl(pod.pod_ip, job->second.metrics_port));
+  });
   std::vector<progress::Target> targets;
-  for (const nlohmann::json& job : jobs_->List(
-           [](const nlohmann::json& j) { return api::PhaseOf(j) == api::JobPhase::kRunning; })) {
-    const std::string ns = kube::Namespace(job), name = kube::Name(job), uid = kube::Uid(job);
-    auto serving = [](const api::ObservedPod& pod) {
-      return pod.phase == "Running" && !pod.pod_ip.empty();
-    };
-    std::vector<nlohmann::json> rank0 = pods_->List([&](const nlohmann::json& p) {
-      return kube::Namespace(p) == ns && kube::Label(p, api::kJobNameLabel) == name &&
-             kube::Label(p, api::kRankLabel) == "0" && kube::IsControlledBy(p, uid) &&
-             serving(api::PodFromJson(p));
-    });
-    if (rank0.empty()) continue;
-    targets.push_back({kube::Key(ns, name), progress::MetricsUrl(api::PodFromJson(rank0[0]).pod_ip,
-                                                                 api::MetricsPortOf(job))});
-  }
+  for (const auto& [key, url] : urls) targets.push_back({key, url});
   return targets;
 }
 

@@ -4,7 +4,8 @@
 // or service carrying a job's name label, queues that job's key. Workers start once every cache
 // has synced; a failed reconcile is re-queued with per-key backoff, a successful one that asks
 // for a later pass (restart backoff, deadlines, TTL) is re-queued after that delay. Events on
-// the jobs go through an EventRecorder, which never blocks a reconcile.
+// the jobs go through an EventRecorder, which never blocks a reconcile. The caches keep only the
+// objects the operator made and the fields it reads (cache_shape.h).
 #pragma once
 
 #include <map>

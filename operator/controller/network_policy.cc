@@ -1,8 +1,24 @@
 #include "operator/controller/network_policy.h"
 
+#include <algorithm>
+
 namespace petname::controller {
 
 using Json = nlohmann::json;
+
+bool NeedsEgress(const api::JobSpec& spec) {
+  if (!spec.dataset_url.empty()) return true;
+  const Json& pod = spec.pod_template.spec;
+  // Entries of pod[key] other than the trainer's (the CRD keeps that name out of initContainers).
+  auto adds = [&pod](const char* key) {
+    auto it = pod.find(key);
+    if (it == pod.end() || !it->is_array()) return false;
+    return std::any_of(it->begin(), it->end(), [](const Json& c) {
+      return !c.is_object() || c.value("name", "") != "trainer";
+    });
+  };
+  return adds("initContainers") || adds("containers");
+}
 
 Json NetworkPolicySpec(const api::Job& job, const Json& metrics_from) {
   const Json selector = {
@@ -14,8 +30,15 @@ Json NetworkPolicySpec(const api::Job& job, const Json& metrics_from) {
     if (procs > 1) port["endPort"] = job.spec.metrics_port + procs - 1;
     ingress.push_back({{"from", metrics_from}, {"ports", Json::array({port})}});
   }
-  return {
+  Json spec = {
       {"podSelector", selector}, {"policyTypes", Json::array({"Ingress"})}, {"ingress", ingress}};
+  if (!NeedsEgress(job.spec)) {
+    spec["policyTypes"].push_back("Egress");
+    spec["egress"] = Json::array({{{"to", Json::array({{{"podSelector", selector}}})}},
+                                  {{"ports", Json::array({{{"protocol", "UDP"}, {"port", 53}},
+                                                          {{"protocol", "TCP"}, {"port", 53}}})}}});
+  }
+  return spec;
 }
 
 std::string NetworkPoliciesPath(const std::string& ns) {

@@ -10,8 +10,15 @@
 //    port of every local rank; endPort when P > 1). With no peers there is no such rule: only the
 //    job's own pods reach the metrics ports.
 // Everything else is refused where the cluster's network plugin enforces NetworkPolicies; the
-// kubelet's probes from the node are allowed by Kubernetes whatever the policy says. Egress is
-// not restricted (dataset.url downloads, the checkpoint volume, DNS).
+// kubelet's probes from the node are allowed by Kubernetes whatever the policy says.
+// Egress is restricted too when the job runs nothing but the trainer (NeedsEgress false): then the
+// rank pods may connect only to J's own rank pods (every port: the rendezvous and the
+// collectives) and to port 53 (UDP and TCP) anywhere (DNS: rank 0's name). The trainer reads its
+// data and writes its checkpoints on volumes, which the node mounts, not the pod. A job that
+// downloads its data (dataset.url: the fetch-data init container) or whose template adds
+// containers or init containers (sidecars, whose needs the operator cannot know) gets no egress
+// rule. The policy is made with the job's Service and never changed: its rules follow the spec
+// as it was then.
 #pragma once
 
 #include <string>
@@ -27,6 +34,10 @@ struct NetworkPolicyOptions {
   bool enabled = false;
   nlohmann::json metrics_from = nlohmann::json::array();  // NetworkPolicyPeer objects
 };
+
+// Whether the job's pods run more than the trainer: a dataset.url download, or containers or
+// init containers from its template (a "trainer" entry only adds to the trainer's container).
+bool NeedsEgress(const api::JobSpec& spec);
 
 // The policy's spec.
 nlohmann::json NetworkPolicySpec(const api::Job& job, const nlohmann::json& metrics_from);

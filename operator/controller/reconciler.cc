@@ -10,6 +10,7 @@
 #include "common/sha256.h"
 #include "operator/api/conditions.h"
 #include "operator/api/workload.h"
+#include "operator/controller/cache_shape.h"
 #include "operator/controller/desired.h"
 #include "operator/controller/gang.h"
 #include "operator/controller/progress_events.h"
@@ -94,6 +95,12 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
       return kube::Key(kube::Namespace(o), kube::Label(o, api::kJobNameLabel)) == key;
     }),
                                       requeue_after);
+  }
+  if (const int64_t bytes = TooLargeBytes(obj); bytes > 0) {
+    const std::string why = TooLargeMessage("the job", bytes);
+    spdlog::error("{}: {}", key, why);
+    events_->Record(obj, "Warning", "TooLarge", why);
+    return Status::Ok();  // retrying cannot help; a smaller job brings the key back
   }
   api::Job job;
   Status parsed = api::JobFromJson(obj, &job);
@@ -315,16 +322,32 @@ void Reconciler::RememberSecret(const api::Job& job) {
 
 Status Reconciler::ReplaceSecret(const api::Job& job, const std::string& path,
                                  const std::string& name) {
+  kube::Response got;
+  PETNAME_RETURN_IF_ERROR(client_->GetMetadata(path + "/" + name, &got));
+  if (got.code == 404) return Status::FailedPrecondition("Secret " + name + " went meanwhile");
+  if (got.code != 200) return Status::Unavailable("get Secret " + name + ": " + ApiMessage(got));
+  if (!kube::IsControlledBy(got.body, job.uid)) {
+    const std::string why = "Secret " + name +
+                            " exists and is not controlled by this job; the operator leaves it "
+                            "alone and creates no rank pod until it is deleted or the job renamed";
+    events_->Record(job.object, "Warning", "RendezvousSecretConflict", why);
+    return Status::FailedPrecondition(why);
+  }
+  // The job's own, from a pass whose answer was lost or a process before this one: whoever made
+  // it may still know its value (an ownerReference is no proof of who wrote it), and no pod uses
+  // it yet. Deleted only as long as it is the Secret read above.
+  const nlohmann::json options = {{"apiVersion", "v1"},
+                                  {"kind", "DeleteOptions"},
+                                  {"preconditions", {{"uid", kube::Uid(got.body)}}}};
   kube::Response resp;
-  PETNAME_RETURN_IF_ERROR(client_->Do("DELETE", path + "/" + name, nullptr, &resp));
-  if (resp.code != 200 && resp.code != 202 && resp.code != 404) {
+  PETNAME_RETURN_IF_ERROR(client_->Do("DELETE", path + "/" + name, &options, &resp));
+  if (resp.code != 200 && resp.code != 202 && resp.code != 404 && resp.code != 409) {
     return Status::Unavailable("delete Secret " + name + ": " + ApiMessage(resp));
   }
-  // Whoever made it may know its value: ranks using it would let them join.
   const std::string why = "Secret " + name +
                           " existed while the job had no pods, so its value may be known to "
                           "whoever made it; deleted it, a fresh one is created before the pods";
-  events_->Record(job.object, "Normal", "RendezvousSecretReplaced", why);
+  if (resp.code != 409) events_->Record(job.object, "Normal", "RendezvousSecretReplaced", why);
   return Status::FailedPrecondition(why);
 }
 

@@ -1,25 +1,30 @@
 // Reconciler: one level-triggered pass for one PetNameTrainingJob key ("namespace/name").
 //
 // It never trusts an event's content: it reads the job and the job's pods/services from the
-// informer caches (and, with gang scheduling, GETs the job's PodGroup), computes the lifecycle
-// Plan (ComputeStatus, pure) and writes its status through the status subresource with the
-// job's resourceVersion *before* acting, so a decision such as a gang restart is recorded
-// before its pods are deleted; the Plan's events are recorded once that write succeeded. Then
-// it computes Desired(job, plan.pods) (pure), Diff()s it against what exists, creates what is
-// missing (PodGroup first, pods with a slow-start window of creates in flight: 1, growing by one
-// per success up to 16, and none started after a failure) and deletes what the plan says must go. A
-// job whose TTL after finishing expired is deleted (the garbage collector removes its pods). A 409
-// on the status write returns FailedPrecondition and any failed action Unavailable, so the key is
-// retried, from fresh cache state, with backoff; *requeue_after asks for another pass when a
-// time-based decision (restart backoff, deadline, TTL, unschedulable timeout, start-error
-// timeout) falls due. An object that already exists is adopted only when this job controls it; a
-// foreign one is left alone. The operator never reads Secrets: the rendezvous Secret
-// (RendezvousSecret, desired.h) is created before the pods; when it exists already (409) it is
-// the job's own if this process created it for the job (remembered until the job is gone: the
+// informer caches (which hold what cache_shape.h keeps; a job too large to cache is not acted on:
+// it gets a Warning event TooLarge naming its size and the limit) (and, with gang scheduling, GETs
+// the job's PodGroup), computes the lifecycle Plan (ComputeStatus, pure) and writes its status
+// through the status subresource with the job's resourceVersion *before* acting, so a decision such
+// as a gang restart is recorded before its pods are deleted; the Plan's events are recorded once
+// that write succeeded. Then it computes Desired(job, plan.pods) (pure), Diff()s it against what
+// exists, creates what is missing (PodGroup first, pods with a slow-start window of creates in
+// flight: 1, growing by one per success up to 16, and none started after a failure) and deletes
+// what the plan says must go. A job whose TTL after finishing expired is deleted (the garbage
+// collector removes its pods). A 409 on the status write returns FailedPrecondition and any failed
+// action Unavailable, so the key is retried, from fresh cache state, with backoff; *requeue_after
+// asks for another pass when a time-based decision (restart backoff, deadline, TTL, unschedulable
+// timeout, start-error timeout) falls due. An object that already exists is adopted only when this
+// job controls it; a foreign one is left alone. The operator reads no Secret's data: the rendezvous
+// Secret (RendezvousSecret, desired.h) is created before the pods; when it exists already (409) it
+// is the job's own if this process created it for the job (remembered until the job is gone: the
 // pod cache may not show the pods just created yet) or a pod of the job exists (pods are created
-// only after it; after an operator restart the caches have synced). Otherwise, since it is not
-// known who made it and knows its value, it is deleted and created afresh on the next pass (a
-// Normal event RendezvousSecretReplaced says so). A
+// only after it; after an operator restart the caches have synced). Otherwise its metadata alone
+// is read (RestClient::GetMetadata): one this job controls may have been made by anyone who could
+// point an owner reference at the job, and knows its value, so it is deleted (on the condition
+// that it is still the Secret read) and created afresh on the next pass (a Normal event
+// RendezvousSecretReplaced says so); one the job does not control is someone else's and is left
+// alone: a Warning event RendezvousSecretConflict names it, and no rank pod is created (the key
+// is retried with backoff) until it is gone. A
 // create the API server refuses as invalid (422, e.g. a bad spec.template field) or forbidden
 // (403, e.g. by Pod Security admission or a ResourceQuota) is also recorded as a Warning event
 // FailedCreate on the job, with the server's message. With --kueue, a job in a queue (or one
@@ -92,8 +97,9 @@ class Reconciler {
   Status CreateAll(const api::Job& job, const std::vector<nlohmann::json>& objects,
                    bool pods_exist);
   Status Create(const api::Job& job, const nlohmann::json& obj, bool pods_exist);
-  // The rendezvous Secret exists (409) and no pod of the job does: deletes it, so that the next
-  // pass creates a fresh one, and returns FailedPrecondition.
+  // The rendezvous Secret exists (409) and no pod of the job does: deletes it when the job
+  // controls it, so that the next pass creates a fresh one, else reports the conflict; returns
+  // FailedPrecondition.
   Status ReplaceSecret(const api::Job& job, const std::string& path, const std::string& name);
   // Whether this process created the rendezvous Secret of `job`; Remember records that it did.
   bool CreatedSecret(const api::Job& job);

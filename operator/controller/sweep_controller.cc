@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "operator/api/sweep.h"
+#include "operator/controller/cache_shape.h"
 #include "operator/controller/reconciler.h"
 #include "operator/kube/object.h"
 #include "operator/logging/logging.h"
@@ -14,13 +15,15 @@ SweepController::SweepController(kube::RestClient* client, const std::string& ns
       queue_(std::chrono::milliseconds(50), std::chrono::seconds(60)),
       events_(client, "petname-operator") {
   sweeps_ = std::make_unique<kube::Informer>(
-      client_, SweepsPath(ns), "", [this](const nlohmann::json& o) { queue_.Add(kube::Key(o)); });
+      client_, SweepsPath(ns), "", [this](const nlohmann::json& o) { queue_.Add(kube::Key(o)); },
+      ShapeSweep);
   jobs_ = std::make_unique<kube::Informer>(
       client_, JobsPath(ns), kube::SelectorString({{api::kSweepNameLabel, ""}}),
       [this](const nlohmann::json& o) {
         const std::string sweep = kube::Label(o, api::kSweepNameLabel);
         if (!sweep.empty()) queue_.Add(kube::Key(kube::Namespace(o), sweep));
-      });
+      },
+      ShapeTrialJob);
   reconciler_ = std::make_unique<SweepReconciler>(client_, SweepCaches{sweeps_.get(), jobs_.get()},
                                                   &events_, max_pods);
 }

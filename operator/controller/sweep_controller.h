@@ -3,7 +3,9 @@
 // trials) feed a de-duplicating rate-limited work queue of sweep keys: a change to a sweep, or
 // to a trial job (mapped to its sweep by the label), queues the sweep. One worker runs
 // SweepReconciler passes once both caches have synced; a failed pass is re-queued with per-key
-// backoff. Trial jobs themselves are reconciled by the job Controller like any other job.
+// backoff. Trial jobs themselves are reconciled by the job Controller like any other job. The
+// caches hold what cache_shape.h keeps: sweeps without their annotations, and only the trial jobs
+// a sweep controls, with what the sweep reads of them.
 #pragma once
 
 #include <cstdint>

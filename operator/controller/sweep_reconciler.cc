@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "operator/api/conditions.h"
+#include "operator/controller/cache_shape.h"
 #include "operator/controller/reconciler.h"
 #include "operator/controller/sweep_desired.h"
 #include "operator/kube/object.h"
@@ -35,6 +36,9 @@ Status SweepReconciler::Refuse(const Json& obj, const std::string& reason,
 Status SweepReconciler::Reconcile(const std::string& key) {
   Json obj;
   if (!caches_.sweeps->Get(key, &obj)) return Status::Ok();  // deleted: the GC removes trials
+  if (const int64_t bytes = TooLargeBytes(obj); bytes > 0) {
+    return Refuse(obj, "TooLarge", TooLargeMessage("the sweep", bytes));
+  }
   api::Sweep sw;
   Status parsed = api::SweepFromJson(obj, &sw);
   if (!parsed.ok()) return Refuse(obj, "InvalidSpec", parsed.message());

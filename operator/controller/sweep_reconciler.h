@@ -7,7 +7,8 @@
 // with the sweep's resourceVersion when it changed. A sweep the operator cannot parse (stored
 // before a CRD rule existed) gets phase Failed with the reason (condition Failed, reason
 // InvalidSpec), and so does one whose trials could run more pods at once than max_pods (reason
-// TooManyPods: CheckSweepPods; no trial is created, trials created before are left alone);
+// TooManyPods: CheckSweepPods; no trial is created, trials created before are left alone), and
+// one too large to cache (reason TooLarge: cache_shape.h);
 // retrying cannot help, so the key is not retried. A failed create or patch returns Unavailable and
 // a stale status write (409) FailedPrecondition: the key is retried, from fresh cache state, with
 // backoff. A create the API server refuses (422, 403) is also recorded as a Warning event

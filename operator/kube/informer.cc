@@ -32,11 +32,19 @@ bool IsEventType(const std::string& type) {
 // list counts as failed (then the informer backs off and lists again).
 constexpr int kMaxListAttempts = 3;
 
-}  // namespace
+// Objects asked for per list page. The API server sends a page as one chunk, which the HTTP
+// client holds whole while it is parsed (item by item): with one page in flight per process at
+// a time (PageTurn), listing holds at most one page, whatever the number or size of the objects
+// listed (an object is at most about 1.5 MiB, etcd's default request limit).
+constexpr int kPageLimit = 8;
 
-void DropSpec(Json* obj) {
-  if (obj->is_object()) obj->erase("spec");
+// Taken for each list page: one at a time in the whole process.
+std::mutex& PageTurn() {
+  static std::mutex turn;
+  return turn;
 }
+
+}  // namespace
 
 Informer::Informer(RestClient* client, std::string path, std::string label_selector,
                    Handler handler, Transform transform)
@@ -49,9 +57,9 @@ Informer::Informer(RestClient* client, std::string path, std::string label_selec
 
 void Informer::Stop() { stop_.store(true); }
 
-void Informer::Shape(Json* obj) const {
+bool Informer::Shape(Json* obj) const {
   StripManagedFields(obj);
-  if (transform_) transform_(obj);
+  return !transform_ || transform_(obj);
 }
 
 void Informer::WaitBackoff() {
@@ -96,11 +104,19 @@ Status Informer::ListPages(std::map<std::string, Json>* fresh, std::string* reso
   std::string cont;
   int page = 0;
   do {
-    std::string url = path_ + "?limit=500";
+    std::string url = path_ + "?limit=" + std::to_string(kPageLimit);
     if (!selector_.empty()) url += "&labelSelector=" + Encode(selector_);
     if (!cont.empty()) url += "&continue=" + Encode(cont);
     Response resp;
-    PETNAME_RETURN_IF_ERROR(client_->Do("GET", url, nullptr, &resp));
+    std::lock_guard<std::mutex> turn(PageTurn());
+    PETNAME_RETURN_IF_ERROR(client_->List(
+        url,
+        [&](Json item) {
+          if (!Shape(&item)) return;
+          std::string key = Key(item);
+          (*fresh)[key] = std::move(item);
+        },
+        &resp));
     ++page;
     if (resp.code == 410) {
       *expired = true;
@@ -110,14 +126,6 @@ Status Informer::ListPages(std::map<std::string, Json>* fresh, std::string* reso
     if (resp.code != 200 || !resp.body.is_object()) {
       return Status::Unavailable("HTTP " + std::to_string(resp.code) + ": " +
                                  StringAt(resp.body, "/message"));
-    }
-    auto items = resp.body.find("items");
-    if (items != resp.body.end() && items->is_array()) {
-      for (Json& item : *items) {
-        Shape(&item);
-        std::string key = Key(item);
-        (*fresh)[key] = std::move(item);
-      }
     }
     *resource_version = StringAt(resp.body, "/metadata/resourceVersion");
     cont = StringAt(resp.body, "/metadata/continue");
@@ -137,18 +145,18 @@ Status Informer::ListAll(std::string* resource_version) {
                  s.message());
   }
 
-  std::vector<Json> gone;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& [key, obj] : cache_) {
-      if (!fresh.count(key)) gone.push_back(obj);
-    }
-    cache_ = fresh;
+    cache_.swap(fresh);  // `fresh` now holds the previous cache
   }
   ++lists_;
   synced_.store(true);
-  for (const Json& obj : gone) handler_(obj);
-  for (const auto& [key, obj] : fresh) handler_(obj);
+  // Only this thread changes the cache: it can be read here without the lock.
+  for (const auto& [key, obj] : fresh) {
+    if (!cache_.count(key)) handler_(obj);
+  }
+  fresh.clear();
+  for (const auto& [key, obj] : cache_) handler_(obj);
   return Status::Ok();
 }
 
@@ -195,16 +203,29 @@ WatchOutcome Informer::Watch(std::string* resource_version, bool* received) {
 }
 
 void Informer::Apply(const std::string& type, Json obj) {
-  Shape(&obj);
+  const std::string key = Key(obj);
+  const bool keep = Shape(&obj) && type != "DELETED";
+  if (!keep) {
+    Json gone;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = cache_.find(key);
+      if (it == cache_.end()) return;  // never cached: nothing changed
+      gone = std::move(it->second);
+      cache_.erase(it);
+    }
+    handler_(gone);
+    return;
+  }
+  const Json* cached = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (type == "DELETED") {
-      cache_.erase(Key(obj));
-    } else {
-      cache_[Key(obj)] = obj;
-    }
+    Json& slot = cache_[key];
+    slot = std::move(obj);
+    cached = &slot;
   }
-  handler_(obj);
+  // Only this thread changes the cache: the entry stays valid without the lock.
+  handler_(*cached);
 }
 
 bool Informer::Get(const std::string& key, Json* out) const {
@@ -222,6 +243,11 @@ std::vector<Json> Informer::List(const std::function<bool(const Json&)>& keep) c
     if (keep(obj)) out.push_back(obj);
   }
   return out;
+}
+
+void Informer::Visit(const std::function<void(const Json&)>& visit) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [key, obj] : cache_) visit(obj);
 }
 
 size_t Informer::Size() const {

@@ -1,7 +1,8 @@
 // Informer: a local cache of one resource kept current by list + watch, like client-go's
 // reflector + store.
 //
-// Run() lists with pagination (limit/continue; a 410 at any page, as an expired continue token
+// Run() lists with pagination (limit/continue, a few objects per page, one page in flight in the
+// whole process at a time; a 410 at any page, as an expired continue token
 // gives, starts the list over from the first page; after 3 attempts in all it counts as a failed
 // list: the cache is only ever replaced by a complete list), remembers the list's resourceVersion,
 // then watches from it with allowWatchBookmarks=true and a randomized timeoutSeconds (5-10 min),
@@ -12,7 +13,10 @@
 // failed list; the backoff grows until a watch works again. After each change to the cache
 // the handler is called with the object (for a relist: every listed object, and every cached
 // object that vanished). Cached objects lack metadata.managedFields and whatever the informer's
-// Transform removes (as controller-runtime's cache TransformFunc). Cache reads are thread-safe.
+// Transform removes (as controller-runtime's cache TransformFunc); an object the Transform
+// refuses is not cached, and a cached one that it now refuses counts as deleted. A page is
+// parsed item by item (RestClient::List) and neither a list nor the cache is ever copied whole:
+// memory is the cache plus one page. Cache reads are thread-safe.
 #pragma once
 
 #include <atomic>
@@ -32,16 +36,12 @@
 
 namespace petname::kube {
 
-// Drops `spec`: for objects of which only metadata and status are read back (the operator's
-// pods and services: it compares names, labels, owner references and status, never their spec).
-// On a pod without managedFields the spec is most of the object.
-void DropSpec(nlohmann::json* obj);
-
 class Informer {
  public:
   using Handler = std::function<void(const nlohmann::json& obj)>;
-  // Applied to every listed or watched object before it is cached and handed to the handler.
-  using Transform = std::function<void(nlohmann::json* obj)>;
+  // Applied to every listed or watched object before it is cached and handed to the handler;
+  // false: the object is not to be cached.
+  using Transform = std::function<bool(nlohmann::json* obj)>;
 
   // `path` is the collection, e.g. /api/v1/namespaces/ns/pods or /api/v1/pods. `transform` may
   // be null.
@@ -55,8 +55,11 @@ class Informer {
   // True once the first list has been stored.
   bool HasSynced() const { return synced_.load(); }
   bool Get(const std::string& key, nlohmann::json* out) const;
-  // Cached objects for which `keep` returns true.
+  // Copies of the cached objects for which `keep` returns true.
   std::vector<nlohmann::json> List(const std::function<bool(const nlohmann::json&)>& keep) const;
+  // Calls `visit` with every cached object, without copying, under the cache's lock: `visit`
+  // must not call this informer.
+  void Visit(const std::function<void(const nlohmann::json&)>& visit) const;
   size_t Size() const;
   // Times the informer (re)listed; a relist after 410 increments it.
   int lists() const { return lists_.load(); }
@@ -72,7 +75,8 @@ class Informer {
   // arrived.
   WatchOutcome Watch(std::string* resource_version, bool* received);
   void Apply(const std::string& type, nlohmann::json obj);
-  void Shape(nlohmann::json* obj) const;
+  // Strips managedFields and applies the Transform; false: not to be cached.
+  bool Shape(nlohmann::json* obj) const;
   void WaitBackoff();
 
   RestClient* const client_;

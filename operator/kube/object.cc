@@ -53,6 +53,15 @@ std::string SelectorString(const std::map<std::string, std::string>& selector) {
   return out;
 }
 
+std::string ControllerUid(const Json& obj) {
+  Json::json_pointer ptr("/metadata/ownerReferences");
+  if (!obj.contains(ptr) || !obj.at(ptr).is_array()) return "";
+  for (const Json& ref : obj.at(ptr)) {
+    if (ref.is_object() && ref.value("controller", false)) return ref.value("uid", "");
+  }
+  return "";
+}
+
 bool IsControlledBy(const Json& obj, const std::string& owner_uid) {
   Json::json_pointer ptr("/metadata/ownerReferences");
   if (owner_uid.empty() || !obj.contains(ptr) || !obj.at(ptr).is_array()) return false;

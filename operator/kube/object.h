@@ -31,6 +31,8 @@ bool MatchesLabels(const Json& obj, const std::map<std::string, std::string>& se
 // "k1=v1,k2=v2": the labelSelector query form.
 std::string SelectorString(const std::map<std::string, std::string>& selector);
 
+// The uid of obj's ownerReference with controller: true, or "".
+std::string ControllerUid(const Json& obj);
 // True when obj has an ownerReference with controller: true and the given uid.
 bool IsControlledBy(const Json& obj, const std::string& owner_uid);
 

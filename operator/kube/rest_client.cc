@@ -1,8 +1,12 @@
 #include "operator/kube/rest_client.h"
 
+#include <array>
 #include <cstdlib>
+#include <istream>
 #include <optional>
 #include <random>
+#include <stdexcept>
+#include <streambuf>
 #include <thread>
 #include <vector>
 
@@ -16,6 +20,7 @@
 
 #include "common/backoff.h"
 #include "common/file_util.h"
+#include "operator/kube/list_body.h"
 #include "operator/kube/retry_policy.h"
 #include "operator/kube/time.h"
 
@@ -145,6 +150,34 @@ void SleepUnlessShutDown(std::chrono::milliseconds d, const std::atomic<bool>& s
   }
 }
 
+// Reads a whole answer into resp->body (null when it is empty or not JSON).
+void ReadWhole(web::http::http_response& r, Response* resp, bool* /*retryable*/) {
+  std::string text = r.extract_utf8string(true).get();
+  resp->body = nlohmann::json::parse(text, nullptr, false);
+  if (resp->body.is_discarded()) resp->body = nullptr;
+}
+
+// A std::streambuf over an answer's body, pulled 64 KiB at a time as it arrives. Failures of the
+// connection are thrown by underflow().
+class BodyBuffer : public std::streambuf {
+ public:
+  explicit BodyBuffer(const concurrency::streams::istream& body) : body_(body) {}
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    const size_t n = body_.streambuf().getn(chunk_.data(), chunk_.size()).get();
+    if (n == 0) return traits_type::eof();
+    char* begin = reinterpret_cast<char*>(chunk_.data());
+    setg(begin, begin, begin + n);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  concurrency::streams::istream body_;
+  std::array<uint8_t, size_t{64} * 1024> chunk_{};
+};
+
 // Reports one request attempt to ClientOptions::on_request when it goes out of scope: with the
 // HTTP code once Answered(), else with code 0.
 class RequestTimer {
@@ -215,10 +248,11 @@ std::string RestClient::Token() {
   return token_;
 }
 
-web::http::http_request RestClient::NewRequest(const std::string& method, const std::string& path) {
+web::http::http_request RestClient::NewRequest(const std::string& method, const std::string& path,
+                                               const std::string& accept) {
   web::http::http_request req(method);
   req.set_request_uri(path);
-  req.headers().add("Accept", "application/json");
+  req.headers().add("Accept", accept);
   req.headers().add("User-Agent", "petname-operator/" PETNAME_VERSION);
   std::string token = Token();
   if (!token.empty()) req.headers().add("Authorization", "Bearer " + token);
@@ -227,25 +261,56 @@ web::http::http_request RestClient::NewRequest(const std::string& method, const 
 
 Status RestClient::Do(const std::string& method, const std::string& path,
                       const nlohmann::json* body, Response* resp, const std::string& content_type) {
+  return Send(method, path, body, content_type, Reading{"application/json", ReadWhole}, resp);
+}
+
+Status RestClient::GetMetadata(const std::string& path, Response* resp) {
+  return Send("GET", path, nullptr, "application/json",
+              Reading{"application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1", ReadWhole},
+              resp);
+}
+
+Status RestClient::List(const std::string& path,
+                        const std::function<void(nlohmann::json item)>& on_item, Response* resp) {
+  Reading reading;
+  reading.read = [&](web::http::http_response& r, Response* out, bool* retryable) {
+    if (r.status_code() != 200) return ReadWhole(r, out, retryable);
+    BodyBuffer buffer(r.body());
+    std::istream in(&buffer);
+    Status s = ReadList(
+        in,
+        [&](nlohmann::json item) {
+          // Items went out: a retry would hand them out again, so a failure is the caller's.
+          *retryable = false;
+          on_item(std::move(item));
+        },
+        &out->body);
+    if (!s.ok()) throw std::runtime_error(s.message());
+  };
+  return Send("GET", path, nullptr, "application/json", reading, resp);
+}
+
+Status RestClient::Send(const std::string& method, const std::string& path,
+                        const nlohmann::json* body, const std::string& content_type,
+                        const Reading& reading, Response* resp) {
   Backoff backoff(std::chrono::milliseconds(100), std::chrono::seconds(2), std::random_device{}());
   Attempt attempt{method, 0, std::nullopt, 0};
   std::string error;
   for (;; ++attempt.retries) {
     if (shut_down_.load()) return Status::Unavailable("client shut down");
     bucket_.Wait();
-    web::http::http_request req = NewRequest(method, path);
+    web::http::http_request req = NewRequest(method, path, reading.accept);
     if (body != nullptr) req.set_body(body->dump(), content_type);
     RequestTimer timer(options_.on_request, method, host_);
     error.clear();
+    bool retryable = true;
     attempt.code = 0;
     attempt.retry_after.reset();
     try {
       web::http::http_response r = client_->request(req, cancel_.get_token()).get();
       timer.Answered(r.status_code());
-      std::string text = r.extract_utf8string(true).get();
       resp->code = r.status_code();
-      resp->body = nlohmann::json::parse(text, nullptr, false);
-      if (resp->body.is_discarded()) resp->body = nullptr;
+      reading.read(r, resp, &retryable);
       attempt.code = resp->code;
       auto header = r.headers().find("Retry-After");
       std::chrono::seconds after{};
@@ -255,6 +320,7 @@ Status RestClient::Do(const std::string& method, const std::string& path,
     } catch (const std::exception& e) {
       error = e.what();
     }
+    if (!error.empty() && !retryable) break;
     std::optional<std::chrono::milliseconds> delay =
         RetryDelay(attempt, options_.retry, backoff.Next());
     if (!delay) break;

@@ -63,6 +63,18 @@ class RestClient {
   Status Do(const std::string& method, const std::string& path, const nlohmann::json* body,
             Response* resp, const std::string& content_type = "application/json");
 
+  // GETs the object at `path` as its metadata only (PartialObjectMetadata: name, uid, labels,
+  // ownerReferences, ...), as Do("GET") does: what the operator reads of a Secret, never its data.
+  Status GetMetadata(const std::string& path, Response* resp);
+
+  // GETs the list at `path` (a collection, with its query string), as Do("GET") does, handing
+  // each element of the answer's "items" to on_item as soon as it is parsed (list_body.h), so
+  // that no list is ever held whole. On a 200, resp->body is the rest of the list (kind,
+  // metadata with resourceVersion and continue); otherwise the server's answer. Not retried once
+  // an item was handed out (the connection broke mid-list): the caller lists again.
+  Status List(const std::string& path, const std::function<void(nlohmann::json item)>& on_item,
+              Response* resp);
+
   // GETs `path` as a stream and calls on_line for each line of a 200 answer until the server
   // ends it or on_line returns false. For other codes *code is set and the body is ignored.
   // No retries: the caller (the informer) decides. Unavailable on connection errors/shutdown.
@@ -74,7 +86,19 @@ class RestClient {
 
  private:
   RestClient(RestConfig config, ClientOptions options, const std::shared_ptr<TlsMaterial>& tls);
-  web::http::http_request NewRequest(const std::string& method, const std::string& path);
+  // How one attempt's answer is asked for (`accept`) and read: `read` fills resp->body once the
+  // answer's headers arrived, and clears *retryable when a failure after that point must not be
+  // retried.
+  struct Reading {
+    std::string accept = "application/json";
+    std::function<void(web::http::http_response& r, Response* resp, bool* retryable)> read;
+  };
+
+  web::http::http_request NewRequest(const std::string& method, const std::string& path,
+                                     const std::string& accept = "application/json");
+  // Do() with `reading` for the answers.
+  Status Send(const std::string& method, const std::string& path, const nlohmann::json* body,
+              const std::string& content_type, const Reading& reading, Response* resp);
   std::string Token();
 
   const RestConfig config_;

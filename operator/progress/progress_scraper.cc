@@ -77,39 +77,42 @@ void ProgressScraper::ScrapeOnce() {
   for (std::thread& w : workers) w.join();
 }
 
-void ProgressScraper::Scrape(const Target& t) {
+std::optional<Sample> ProgressScraper::Read(const Target& t) {
   GetResult got;
-  const auto start = std::chrono::steady_clock::now();
   Status s = BoundedGet(t.url, limits_.get, &got);
-  {
-    // Only a failure that took the whole timeout counts as a stall.
-    const bool stalled = !s.ok() && std::chrono::steady_clock::now() - start >= limits_.get.timeout;
-    std::lock_guard<std::mutex> lock(previous_mu_);
-    schedule_.Record(t.key, stalled);
-  }
   if (s.ok() && got.status != 200) {
     s = Status::Unavailable(t.url + ": HTTP " + std::to_string(got.status));
   }
   if (!s.ok()) {
     spdlog::debug("progress of {}: {} ({} bytes read)", t.key, s.message(), got.bytes_read);
-    return;
+    return std::nullopt;
   }
   Sample sample = SampleFromExposition(got.body);
   if (!sample.valid) {
     spdlog::debug("progress of {}: {} has no petname_epochs_planned", t.key, t.url);
-    return;
+    return std::nullopt;
   }
+  return sample;
+}
+
+void ProgressScraper::Scrape(const Target& t) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::optional<Sample> sample = Read(t);
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
   api::Progress progress;
   {
     std::lock_guard<std::mutex> lock(previous_mu_);
+    schedule_.Record(t.key, Costly(sample.has_value(), took, limits_.get.timeout));
+    if (!sample) return;
     auto now = std::chrono::steady_clock::now();
     auto prev = previous_.find(t.key);
     progress =
         prev == previous_.end()
-            ? ProgressFromSample(sample, nullptr, 0)
-            : ProgressFromSample(sample, &prev->second.sample,
+            ? ProgressFromSample(*sample, nullptr, 0)
+            : ProgressFromSample(*sample, &prev->second.sample,
                                  std::chrono::duration<double>(now - prev->second.at).count());
-    previous_[t.key] = {sample, now};
+    previous_[t.key] = {*sample, now};
   }
   if (store_->Put(t.key, progress, kube::NowUnix())) sources_.enqueue(t.key);
 }

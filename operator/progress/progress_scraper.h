@@ -6,10 +6,10 @@
 // reads at most `limits.get.max_body_bytes` of body. A round scrapes its targets on up to
 // `limits.workers` threads at once and stores each result as it comes: a slow, endless or
 // unreachable endpoint costs one worker its timeout, delays neither the other jobs' progress
-// beyond that nor any reconcile. A scrape that ran into its timeout makes the next rounds skip
-// the target for a while and read it after the others (scrape_schedule.h), so that many stalled
-// endpoints do not hold up the rounds that read the healthy ones. Failed scrapes are logged at
-// debug level and keep the last stored progress.
+// beyond that nor any reconcile. A costly scrape (no progress from it, or half the timeout spent on
+// it: scrape_schedule.h) makes the next rounds skip the target for a while and read it after the
+// others, so that many failing or slow endpoints do not hold up the rounds that read the healthy
+// ones. Failed scrapes are logged at debug level and keep the last stored progress.
 #pragma once
 
 #include <chrono>
@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -65,6 +66,8 @@ class ProgressScraper {
   void ScrapeOnce();
   // Scrapes `t` and stores its progress; called on the round's workers.
   void Scrape(const Target& t);
+  // GETs `t`'s exposition: its sample, or nullopt (logged) when it gave none.
+  std::optional<Sample> Read(const Target& t);
 
   ProgressStore* const store_;
   const ScraperSources sources_;

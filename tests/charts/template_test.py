@@ -25,7 +25,8 @@ HELM = sys.argv[1] if len(sys.argv) > 1 else "helm"
 # What operator/ does through the API (informers: list + watch; reconciler: create, get on a
 # 409, delete pods, PUT status, delete jobs after their TTL, create Events and patch the count
 # of a repeated one, get/create PodGroups; each job's rendezvous Secret: create, and delete one
-# that exists while the job has no pods (never get: the operator reads no Secret); sweep reconciler: create trial jobs, patch them to suspend a
+# that exists while the job has no pods and the job controls, after a get of its metadata only;
+# sweep reconciler: create trial jobs, patch them to suspend a
 # stopped trial, PUT the sweep's status, and owner references with blockOwnerDeletion, which need update on the
 # sweeps' finalizers where OwnerReferencesPermissionEnforcement is on). The chart must grant
 # exactly this and nothing more.
@@ -44,7 +45,7 @@ OPERATOR_RULES = [
      "verbs": ["get", "list", "watch", "create", "delete"]},
     {"apiGroups": [""], "resources": ["services"], "verbs": ["get", "list", "watch", "create"]},
     {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
-    {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create", "delete"]},
+    {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "create", "delete"]},
     {"apiGroups": ["scheduling.x-k8s.io", "scheduling.volcano.sh"], "resources": ["podgroups"],
      "verbs": ["get", "create", "update"]},
     # networkPolicy.jobs.enabled (the default): each job's NetworkPolicy (informer; create; get
@@ -53,12 +54,12 @@ OPERATOR_RULES = [
      "verbs": ["get", "list", "watch", "create"]},
 ]
 # The peers the operator admits to the rank pods' metrics ports by default: its own pods in the
-# release namespace, and Prometheus pods anywhere.
+# release namespace, and the Prometheus pods of the release namespace (no other namespace).
 METRICS_FROM = [
     {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "petname-system"}},
      "podSelector": {"matchLabels": {"app.kubernetes.io/instance": "rel",
                                      "app.kubernetes.io/name": "petname-operator"}}},
-    {"namespaceSelector": {},
+    {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "petname-system"}},
      "podSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}}},
 ]
 # With kueue.enabled: the job's Kueue Workload (create, watch; update: remove Kueue's resource-in-use
@@ -151,8 +152,8 @@ def test_lint_and_crds():
 def test_defaults():
     objs = render()
     check("defaults: object kinds (the Pod is the helm test hook)", kinds(objs) == [
-        "ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "Pod", "Service",
-        "ServiceAccount"], str(kinds(objs)))
+        "ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "NetworkPolicy", "Pod",
+        "Service", "ServiceAccount"], str(kinds(objs)))
     role = objs[("ClusterRole", "rel-petname-operator")]
     check("defaults: ClusterRole has exactly the operator's rules",
           role["rules"] == OPERATOR_RULES, json.dumps(role["rules"]))
@@ -188,7 +189,7 @@ def test_defaults():
     check("args: all namespaces, bind addresses, no leader election",
           c["args"] == ["--workers=4", "--qps=0", "--burst=30", "--log-level=info",
                         "--max-pods-per-sweep=256", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081",
-                        "--network-policy-metrics-from=" + json.dumps(METRICS_FROM, separators=(",", ":"))],
+                        metrics_from_arg(METRICS_FROM)],
           str(c["args"]))
     svc = objs[("Service", "rel-petname-operator-metrics")]
     check("metrics Service selects the operator pods on http-metrics and health",
@@ -445,10 +446,55 @@ def test_schema_rejects():
         check(f"schema rejects {bad}", r.returncode != 0 and "rel" not in r.stdout, r.stdout[:200])
 
 
+def metrics_from_arg(peers):
+    return "--network-policy-metrics-from=" + json.dumps(peers, separators=(",", ":"),
+                                                         sort_keys=True)
+
+
 def test_network_policy():
+    selector = {"app.kubernetes.io/name": "petname-operator", "app.kubernetes.io/instance": "rel"}
+    health_rule = {"from": [{"podSelector": {"matchLabels": {
+        **selector, "app.kubernetes.io/component": "test"}}}],
+        "ports": [{"protocol": "TCP", "port": 8081}]}
     objs = render()
-    check("networkPolicy: no NetworkPolicy of the operator's own by default",
-          "NetworkPolicy" not in [k for k, _ in objs])
+    np = objs.get(("NetworkPolicy", "rel-petname-operator"))
+    check("networkPolicy: the operator's own NetworkPolicy by default, on its pods, Ingress only",
+          np is not None and np["spec"]["podSelector"] == {"matchLabels": selector}
+          and np["spec"]["policyTypes"] == ["Ingress"])
+    rules = np["spec"]["ingress"] if np else []
+    check("networkPolicy: metrics port from the release namespace's Prometheus only, health "
+          "from the test pod", rules == [
+              {"from": [METRICS_FROM[1]], "ports": [{"protocol": "TCP", "port": 8080}]},
+              health_rule], json.dumps(rules))
+    check("networkPolicy: no peer selects every namespace",
+          not [p for p in METRICS_FROM if p.get("namespaceSelector") == {}]
+          and "namespaceSelector\":{}" not in json.dumps(container(objs)["args"]))
+    test_pod = objs[("Pod", "rel-petname-operator-test")]
+    check("networkPolicy: the test pod carries the admitted labels",
+          test_pod["metadata"]["labels"].get("app.kubernetes.io/component") == "test")
+
+    objs = render("networkPolicy.prometheus.namespace=monitoring",
+                  "networkPolicy.prometheus.podLabels.app=prom")
+    want = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}},
+            "podSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus",
+                                            "app": "prom"}}}
+    np = objs[("NetworkPolicy", "rel-petname-operator")]
+    check("networkPolicy.prometheus.namespace: both policies admit that namespace's Prometheus",
+          metrics_from_arg([METRICS_FROM[0], want]) in container(objs)["args"]
+          and np["spec"]["ingress"][0]["from"] == [want],
+          str(container(objs)["args"]) + json.dumps(np["spec"]["ingress"]))
+
+    objs = render("networkPolicy.prometheus.enabled=false")
+    np = objs[("NetworkPolicy", "rel-petname-operator")]
+    check("networkPolicy.prometheus.enabled=false: only the operator's pods reach the metrics "
+          "ports, and nothing the operator's", metrics_from_arg(METRICS_FROM[:1])
+          in container(objs)["args"] and np["spec"]["ingress"] == [health_rule],
+          json.dumps(np["spec"]["ingress"]))
+
+    objs = render("networkPolicy.operator.enabled=false")
+    check("networkPolicy.operator.enabled=false: no NetworkPolicy of the operator's own",
+          "NetworkPolicy" not in kinds(objs))
+
     objs = render("networkPolicy.jobs.enabled=false")
     role = objs[("ClusterRole", "rel-petname-operator")]
     check("networkPolicy.jobs.enabled=false: no networkpolicies rule",
@@ -456,32 +502,19 @@ def test_network_policy():
     args = container(objs)["args"]
     check("networkPolicy.jobs.enabled=false: --no-network-policy",
           "--no-network-policy" in args and not [a for a in args if "metrics-from" in a], str(args))
-    objs = render("networkPolicy.jobs.prometheus=null")
-    args = container(objs)["args"]
-    check("networkPolicy.jobs.prometheus unset: only the operator's pods reach the metrics ports",
-          "--network-policy-metrics-from=" + json.dumps(METRICS_FROM[:1], separators=(",", ":"))
-          in args, str(args))
-    objs = render("networkPolicy.operator.enabled=true")
-    np = objs.get(("NetworkPolicy", "rel-petname-operator"))
-    selector = {"app.kubernetes.io/name": "petname-operator", "app.kubernetes.io/instance": "rel"}
-    check("networkPolicy.operator.enabled: selects the operator pods, Ingress only",
-          np is not None and np["spec"]["podSelector"] == {"matchLabels": selector}
-          and np["spec"]["policyTypes"] == ["Ingress"])
-    rules = np["spec"]["ingress"] if np else []
-    check("networkPolicy.operator.enabled: metrics port from Prometheus, health from the test pod",
-          rules == [{"from": [METRICS_FROM[1]], "ports": [{"protocol": "TCP", "port": 8080}]},
-                    {"from": [{"podSelector": {"matchLabels": {
-                        **selector, "app.kubernetes.io/component": "test"}}}],
-                     "ports": [{"protocol": "TCP", "port": 8081}]}], json.dumps(rules))
-    test_pod = objs[("Pod", "rel-petname-operator-test")]
-    check("networkPolicy.operator.enabled: the test pod carries the admitted labels",
-          test_pod["metadata"]["labels"].get("app.kubernetes.io/component") == "test")
+
+    for old in ["networkPolicy.jobs.prometheus.podSelector.x=y",
+                "networkPolicy.operator.metricsFrom=null", "networkPolicy.prometheus.podLabels=null"]:
+        r = helm("template", "rel", str(CHART), "--set", old)
+        check(f"schema rejects {old}", r.returncode != 0, r.stdout[:200])
 
 
 def test_service_account_off():
     objs = render("serviceAccount.create=false", "serviceAccount.name=existing", "rbac.create=false")
-    check("serviceAccount.create=false, rbac.create=false: Deployment, Service, ConfigMap, test",
-          kinds(objs) == ["ConfigMap", "Deployment", "Pod", "Service"], str(kinds(objs)))
+    check("serviceAccount.create=false, rbac.create=false: Deployment, Service, ConfigMap, "
+          "NetworkPolicy, test",
+          kinds(objs) == ["ConfigMap", "Deployment", "NetworkPolicy", "Pod", "Service"],
+          str(kinds(objs)))
     pod = objs[("Deployment", "rel-petname-operator")]["spec"]["template"]["spec"]
     check("existing ServiceAccount used", pod["serviceAccountName"] == "existing")
 

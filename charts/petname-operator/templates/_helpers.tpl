@@ -81,16 +81,17 @@ tests/charts/template_test.py keeps this list exact.
   resources: ["events"]
   verbs: ["create", "patch"]
 # Each job's rendezvous Secret <job>-rendezvous: create before its pods (the garbage collector
-# deletes it with the job). The operator never reads a Secret: no get, list or watch, which RBAC
-# could only grant on every Secret in scope (it cannot select by label or owner, and
-# resourceNames cannot name the Secrets of jobs yet to come). delete: one that exists while the
-# job has no pods may have been made by someone who knows its value, so the operator deletes it
-# and creates a fresh one (the answer to a delete carries no Secret data). The operator can still
-# create pods, and a pod can mount any Secret of its namespace: these rules keep the operator from
-# reading Secrets itself, they do not make it unable to reach them.
+# deletes it with the job). get: when one exists already while the job has no pods, the operator
+# reads its metadata only (PartialObjectMetadata: owner references, uid; it never asks for the
+# data) to see whether the job controls it; delete: then it deletes that one (on the condition
+# that its uid is still the one read), since whoever made it may know its value, and creates a
+# fresh one; one the job does not control is left alone. No list or watch: those would read
+# every Secret in scope (RBAC cannot select by label or owner, and resourceNames cannot name the
+# Secrets of jobs yet to come). get, like the pods the operator creates (a pod can mount any
+# Secret of its namespace), could reach a Secret's data: the operator's code asks for none.
 - apiGroups: [""]
   resources: ["secrets"]
-  verbs: ["create", "delete"]
+  verbs: ["get", "create", "delete"]
 # update: a PodGroup's minMember follows the job's admitted replicas (Kueue partial admission).
 - apiGroups: ["scheduling.x-k8s.io", "scheduling.volcano.sh"]
   resources: ["podgroups"]
@@ -103,13 +104,26 @@ tests/charts/template_test.py keeps this list exact.
 {{- end }}
 
 {{/*
+The NetworkPolicyPeer of the Prometheus both policies admit to the metrics ports:
+networkPolicy.prometheus.podLabels in networkPolicy.prometheus.namespace (the release namespace
+when empty). Empty when networkPolicy.prometheus.enabled is false.
+*/}}
+{{- define "petname-operator.prometheusPeer" -}}
+{{- with .Values.networkPolicy.prometheus }}
+{{- if .enabled }}
+{{- toJson (dict "namespaceSelector" (dict "matchLabels" (dict "kubernetes.io/metadata.name" (default $.Release.Namespace .namespace))) "podSelector" (dict "matchLabels" .podLabels)) }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
 The peers --network-policy-metrics-from admits to the rank pods' metrics ports: the operator's
-own pods (progress scrape) and, when set, networkPolicy.jobs.prometheus.
+own pods (progress scrape) and, when enabled, the Prometheus of networkPolicy.prometheus.
 */}}
 {{- define "petname-operator.metricsFrom" -}}
 {{- $peers := list (dict "namespaceSelector" (dict "matchLabels" (dict "kubernetes.io/metadata.name" .Release.Namespace)) "podSelector" (dict "matchLabels" (include "petname-operator.selectorLabels" . | fromYaml))) }}
-{{- with .Values.networkPolicy.jobs.prometheus }}
-{{- $peers = append $peers . }}
+{{- with include "petname-operator.prometheusPeer" . }}
+{{- $peers = append $peers (fromJson .) }}
 {{- end }}
 {{- toJson $peers }}
 {{- end }}

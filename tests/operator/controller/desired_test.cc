@@ -384,7 +384,12 @@ TEST(NetworkPolicyTest, OnlyTheJobsPodsReachItAndThePeersItsMetricsPorts) {
   const Json own = {
       {"matchLabels", {{"app.kubernetes.io/name", "petname"}, {"petname.dev/job-name", "rex"}}}};
   EXPECT_EQ(np["spec"]["podSelector"], own);
-  EXPECT_EQ(np["spec"]["policyTypes"], Json::array({"Ingress"}));
+  EXPECT_EQ(np["spec"]["policyTypes"], Json::array({"Ingress", "Egress"}));
+  // Out: the job's own pods (every port) and DNS, nothing else.
+  EXPECT_EQ(np["spec"]["egress"], Json::parse(R"([
+    {"to": [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "petname",
+                                             "petname.dev/job-name": "rex"}}}]},
+    {"ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]}])"));
   const Json& ingress = np["spec"]["ingress"];
   ASSERT_EQ(ingress.size(), 2u);
   // The job's own pods: every port (rendezvous, Gloo/NCCL's ephemeral ones).
@@ -405,6 +410,36 @@ TEST(NetworkPolicyTest, EveryLocalRanksMetricsPortAndNoPeersMeansOnlyTheJob) {
   EXPECT_EQ(port["ports"], Json::parse(R"([{"protocol": "TCP", "port": 9500, "endPort": 9503}])"));
   const Json alone = Desired(job, PodAction::kRun, {true, Json::array()}).network_policies[0];
   EXPECT_EQ(alone["spec"]["ingress"].size(), 1u) << "a rule without `from` would admit everyone";
+}
+
+// A job that downloads its data or runs containers of its own needs connections the operator
+// cannot name: its policy leaves egress open. A trainer entry in the template adds no container.
+TEST(NetworkPolicyTest, EgressIsRestrictedOnlyWhenThePodsRunNothingButTheTrainer) {
+  auto policy_types = [](const std::string& patch) {
+    return Desired(TestJob(1, patch), PodAction::kRun, kPolicy)
+        .network_policies[0]["spec"]["policyTypes"];
+  };
+  const Json both = Json::array({"Ingress", "Egress"});
+  const Json in = Json::array({"Ingress"});
+  EXPECT_EQ(policy_types("{}"), both);
+  EXPECT_EQ(policy_types(R"({"spec": {"template": {"spec": {"containers": [{"name": "trainer",
+    "env": [{"name": "A", "value": "1"}]}], "volumes": [{"name": "v", "emptyDir": {}}]}}}})"),
+            both);
+  EXPECT_EQ(policy_types(R"({"spec": {"dataset": {"path": null,
+    "url": "https://example.com/pets.csv", "sha256": ")" +
+                         std::string(64, 'a') + R"("}}})"),
+            in);
+  EXPECT_EQ(policy_types(R"({"spec": {"template": {"spec": {"containers": [
+    {"name": "sidecar", "image": "busybox"}]}}}})"),
+            in);
+  EXPECT_EQ(policy_types(R"({"spec": {"template": {"spec": {"initContainers": [
+    {"name": "warm", "image": "busybox"}]}}}})"),
+            in);
+  EXPECT_FALSE(
+      Desired(TestJob(1, R"({"spec": {"template": {"spec": {"containers": [{"name": "s"}]}}}})"),
+              PodAction::kRun, kPolicy)
+          .network_policies[0]["spec"]
+          .contains("egress"));
 }
 
 TEST(NetworkPolicyTest, CreatedWithTheServiceKeptWhenStoppedAbsentWhenOff) {

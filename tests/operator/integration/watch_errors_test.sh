@@ -10,7 +10,7 @@ start_fault_proxy
 # First pages of the job lists that the proxy forwarded with a 200 (both job informers list
 # petnametrainingjobs: the job controller's, and the sweep controller's by label).
 job_lists() {
-  awk '$1 == "GET" && $2 ~ /petnametrainingjobs\?limit=500/ && $2 !~ /continue=/ && $4 == 200' \
+  awk '$1 == "GET" && $2 ~ /petnametrainingjobs\?limit=[0-9]+/ && $2 !~ /continue=/ && $4 == 200' \
     "$PROXY_DIR/requests.log" | wc -l
 }
 relisted() { (($(job_lists) >= $1)); }

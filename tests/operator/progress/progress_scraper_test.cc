@@ -12,7 +12,9 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <regex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -144,39 +146,51 @@ TEST(ProgressScraperTest, HostileEndpointsEndAtTheirBoundsAndTheNormalJobStillUp
       << text;
 }
 
-// Four endpoints that never answer and one healthy one, on one worker: a stalled target is read
-// again only after 1, 2, 4... skipped rounds, and after the others, so the healthy endpoint is
-// read every round and first from the second round on. Without that, every round would read all
-// four stalled endpoints (each costing the whole timeout) before or between healthy reads.
-TEST(ProgressScraperTest, StalledTargetsAreSkippedAndReadLastSoTheHealthyOneIsReadEveryRound) {
-  constexpr int kStalled = 4;
-  std::atomic<int> stalled_connections{0};
-  std::vector<std::unique_ptr<RawServer>> stalled;
+// Reads the request, waits `delay` and answers with `answer` (a whole HTTP response).
+void AnswerAfter(int fd, RawServer& server, std::chrono::milliseconds delay,
+                 const std::string& answer) {
+  if (!RawServer::ReadHead(fd)) return;
+  const auto until = std::chrono::steady_clock::now() + delay;
+  while (!server.stopping() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  server.Send(fd, answer);
+}
+
+// Runs a scraper on one worker over `costly` (endpoints whose scrapes are all costly) and a
+// healthy endpoint, listed in that order, until the healthy one was read `rounds` times; returns,
+// for each healthy read, how many connections the costly endpoints had taken by then.
+std::vector<int> CostlySeenAtHealthyReads(const std::vector<RawServer::Serve>& costly,
+                                          ScrapeLimits limits, int rounds,
+                                          std::optional<int64_t>* healthy_epoch) {
+  std::atomic<int> costly_connections{0};
+  std::vector<std::unique_ptr<RawServer>> servers;
   std::vector<Target> targets;
   std::set<std::string> keys;
-  for (int i = 0; i < kStalled; ++i) {
-    stalled.push_back(std::make_unique<RawServer>([&](int fd, RawServer& server) {
-      ++stalled_connections;
-      Stall(fd, server);
+  for (size_t i = 0; i < costly.size(); ++i) {
+    servers.push_back(std::make_unique<RawServer>([&, i](int fd, RawServer& server) {
+      ++costly_connections;
+      costly[i](fd, server);
     }));
-    targets.push_back({"ns/stalled-" + std::to_string(i), stalled.back()->url()});
+    targets.push_back({"ns/costly-" + std::to_string(i), servers.back()->url()});
   }
   std::mutex mu;
   std::condition_variable cv;
-  std::vector<int> stalled_seen;  // stalled connections so far, at each healthy request
+  std::vector<int> seen;
   std::unique_ptr<HttpServer> healthy;
-  ASSERT_TRUE(HttpServer::Start("127.0.0.1", 0,
+  EXPECT_TRUE(HttpServer::Start("127.0.0.1", 0,
                                 {{"/metrics",
                                   [&] {
                                     std::lock_guard<std::mutex> lock(mu);
-                                    stalled_seen.push_back(stalled_connections.load());
+                                    seen.push_back(costly_connections.load());
                                     return HttpResponse{
                                         200, kPrometheusContentType,
                                         "petname_epochs_planned 100\npetname_epoch " +
-                                            std::to_string(stalled_seen.size()) + "\n"};
+                                            std::to_string(seen.size()) + "\n"};
                                   }}},
                                 &healthy)
                   .ok());
+  if (healthy == nullptr) return {};
   targets.push_back(
       {"ns/healthy", "http://127.0.0.1:" + std::to_string(healthy->port()) + "/metrics"});
   for (const Target& t : targets) keys.insert(t.key);
@@ -189,25 +203,61 @@ TEST(ProgressScraperTest, StalledTargetsAreSkippedAndReadLastSoTheHealthyOneIsRe
                            if (key == "ns/healthy") ++healthy_stored;
                            cv.notify_all();
                          }};
-  ScrapeLimits limits;
-  limits.get.timeout = std::chrono::milliseconds(500);
   limits.workers = 1;
-  constexpr int kRounds = 8;
   {
     ProgressScraper scraper(&store, sources, std::chrono::milliseconds(1), limits);
     scraper.Start();
     std::unique_lock<std::mutex> lock(mu);
-    ASSERT_TRUE(
-        cv.wait_for(lock, std::chrono::seconds(120), [&] { return healthy_stored >= kRounds; }));
+    EXPECT_TRUE(
+        cv.wait_for(lock, std::chrono::seconds(120), [&] { return healthy_stored >= rounds; }));
   }
-  // Round 1 reads the targets in the sources' order; the stalled ones are read again in rounds 3
-  // and 6 (after the healthy one), then not before round 11.
-  stalled_seen.resize(kRounds);
-  EXPECT_EQ(stalled_seen, (std::vector<int>{4, 4, 4, 8, 8, 8, 12, 12}));
   api::JobStatus status;
   store.Apply("ns/healthy", {}, &status);
-  ASSERT_TRUE(status.progress.has_value());
-  EXPECT_GE(status.progress->epoch, std::optional<int64_t>(kRounds));
+  if (status.progress) *healthy_epoch = status.progress->epoch;
+  seen.resize(static_cast<size_t>(rounds));
+  return seen;
+}
+
+// Four endpoints that never answer and one healthy one, on one worker: a stalled target is read
+// again only after 1, 2, 4... skipped rounds, and after the others, so the healthy endpoint is
+// read every round and first from the second round on. Without that, every round would read all
+// four stalled endpoints (each costing the whole timeout) before or between healthy reads.
+TEST(ProgressScraperTest, StalledTargetsAreSkippedAndReadLastSoTheHealthyOneIsReadEveryRound) {
+  ScrapeLimits limits;
+  limits.get.timeout = std::chrono::milliseconds(500);
+  constexpr int kRounds = 8;
+  std::optional<int64_t> epoch;
+  const std::vector<RawServer::Serve> stalled(4, Stall);
+  // Round 1 reads the targets in the sources' order; the stalled ones are read again in rounds 3
+  // and 6 (after the healthy one), then not before round 11.
+  EXPECT_EQ(CostlySeenAtHealthyReads(stalled, limits, kRounds, &epoch),
+            (std::vector<int>{4, 4, 4, 8, 8, 8, 12, 12}));
+  EXPECT_GE(epoch, std::optional<int64_t>(kRounds));
+}
+
+// The same with endpoints that do answer, but late: a 500 two thirds into the timeout, and a
+// valid exposition as late (progress, but half the timeout spent). Each costs a worker most of the
+// timeout; without the backoff, N of them would delay every round by N times that.
+TEST(ProgressScraperTest, FailingAndSlowTargetsAreSkippedAndReadLast) {
+  ScrapeLimits limits;
+  limits.get.timeout = std::chrono::milliseconds(1500);
+  const std::chrono::milliseconds late(1000);
+  const std::vector<RawServer::Serve> costly = {
+      [late](int fd, RawServer& server) {
+        AnswerAfter(fd, server, late,
+                    "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n");
+      },
+      [late](int fd, RawServer& server) {
+        const std::string body = "petname_epochs_planned 6\npetname_epoch 1\n";
+        AnswerAfter(fd, server, late,
+                    "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) +
+                        "\r\n\r\n" + body);
+      }};
+  constexpr int kRounds = 8;
+  std::optional<int64_t> epoch;
+  EXPECT_EQ(CostlySeenAtHealthyReads(costly, limits, kRounds, &epoch),
+            (std::vector<int>{2, 2, 2, 4, 4, 4, 6, 6}));
+  EXPECT_GE(epoch, std::optional<int64_t>(kRounds));
 }
 
 }  // namespace
