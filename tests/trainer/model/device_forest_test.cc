@@ -6,22 +6,15 @@
 
 #include <vector>
 
+#include "tests/trainer/model/windows.h"
 #include "trainer/model/model.h"
 #include "trainer/model/prefix_forest.h"
 
 namespace petname::model {
 namespace {
 
-constexpr int64_t kSteps = 8;
-
-// Left-padded windows over a 5-letter alphabet: heavy prefix sharing, as in the real data.
-torch::Tensor Windows(int64_t rows, uint64_t seed) {
-  torch::manual_seed(seed);
-  torch::Tensor tokens = torch::randint(2, 7, {rows, kSteps}, torch::kInt64);
-  const torch::Tensor length = torch::randint(1, kSteps + 1, {rows, 1}, torch::kInt64);
-  return torch::where(torch::arange(kSteps).view({1, -1}) < kSteps - length,
-                      torch::zeros_like(tokens), tokens);
-}
+using testing::kSteps;
+using testing::Windows;
 
 std::vector<int64_t> HostLevelSizes(const torch::Tensor& tokens) {
   const PrefixForest f =

@@ -9,22 +9,15 @@
 #include <utility>
 #include <vector>
 
+#include "tests/trainer/model/windows.h"
 #include "trainer/model/device_forest.h"
 #include "trainer/model/model.h"
 
 namespace petname::model {
 namespace {
 
-constexpr int64_t kSteps = 8;
-
-// Left-padded windows over a 5-letter alphabet: heavy prefix sharing, as in the real data.
-torch::Tensor Windows(int64_t rows, uint64_t seed) {
-  torch::manual_seed(seed);
-  torch::Tensor tokens = torch::randint(2, 7, {rows, kSteps}, torch::kInt64);
-  const torch::Tensor length = torch::randint(1, kSteps + 1, {rows, 1}, torch::kInt64);
-  return torch::where(torch::arange(kSteps).view({1, -1}) < kSteps - length,
-                      torch::zeros_like(tokens), tokens);
-}
+using testing::kSteps;
+using testing::Windows;
 
 // d(sum(out * weights))/d(src) for out = gather(src), with a fixed random weighting.
 torch::Tensor GradientOf(const torch::Tensor& src,
