@@ -6,6 +6,7 @@
 #include "operator/api/job.h"
 #include "operator/api/pod.h"
 #include "operator/api/sweep.h"
+#include "operator/api/workload.h"
 #include "operator/controller/desired.h"
 #include "operator/kube/object.h"
 
@@ -85,9 +86,24 @@ void KeepPodStatus(Json* pod) {
   (*pod)["status"] = std::move(status);
 }
 
+// Drops the annotations but those the operator reads: a job's provreq.kueue.x-k8s.io/* ones,
+// which its Workload copies (api/workload.h).
 void DropAnnotations(Json* obj) {
   auto meta = obj->find("metadata");
-  if (meta != obj->end() && meta->is_object()) meta->erase("annotations");
+  if (meta == obj->end() || !meta->is_object()) return;
+  auto annotations = meta->find("annotations");
+  if (annotations == meta->end()) return;
+  Json kept = Json::object();
+  if (annotations->is_object()) {
+    for (auto& [key, value] : annotations->items()) {
+      if (key.rfind(api::kProvReqAnnotationPrefix, 0) == 0) kept[key] = std::move(value);
+    }
+  }
+  if (kept.empty()) {
+    meta->erase(annotations);
+  } else {
+    *annotations = std::move(kept);
+  }
 }
 
 // Replaces an object larger than kMaxCachedObjectBytes by its identity, its status when that is

@@ -18,8 +18,9 @@
 //  - Services and NetworkPolicies: that metadata, with the operator's labels;
 //  - Workloads: all of it (the operator writes them back whole, queue_sync.h).
 //
-// PetNameTrainingJobs and PetNameTrainingSweeps lose metadata.annotations (the operator reads
-// none of theirs; `kubectl apply` keeps a whole copy of the object there). A trial job in the
+// PetNameTrainingJobs and PetNameTrainingSweeps lose metadata.annotations but the
+// provreq.kueue.x-k8s.io/* ones, which a job's Workload copies (the operator reads no other;
+// `kubectl apply` keeps a whole copy of the object there). A trial job in the
 // sweep controller's cache is kept only when its controller ownerReference is the
 // PetNameTrainingSweep its petname.dev/sweep-name label names, and only with what the sweep reads
 // of it (metadata as for pods, with the labels petname.dev/sweep-name and petname.dev/trial-index,

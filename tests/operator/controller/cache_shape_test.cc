@@ -173,6 +173,11 @@ TEST(CacheShapeTest, JobsLoseTheirAnnotationsAndAJobTooLargeIsKeptAsItsIdentity)
   Json small = job;
   ASSERT_TRUE(ShapeJob(&small));
   EXPECT_FALSE(small["metadata"].contains("annotations"));
+  Json provisioned = job;  // what its Workload copies stays
+  provisioned["metadata"]["annotations"]["provreq.kueue.x-k8s.io/maxRunDurationSeconds"] = "60";
+  ASSERT_TRUE(ShapeJob(&provisioned));
+  EXPECT_EQ(provisioned["metadata"]["annotations"],
+            Json({{"provreq.kueue.x-k8s.io/maxRunDurationSeconds", "60"}}));
   EXPECT_EQ(small["spec"], job["spec"]);
   EXPECT_EQ(TooLargeBytes(small), 0);
 
