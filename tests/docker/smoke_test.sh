@@ -100,7 +100,10 @@ check "trainer runtime has no build tools or LibTorch headers" no_build_tools "$
 # A small subset: the header and 2000 rows, mounted read-only.
 mkdir -p "$TMP/data" "$TMP/checkpoints"
 head -n 2001 "$CSV" >"$TMP/data/subset.csv"
+# The volume, writable by the containers' user; the job's directory below it is the trainer's
+# own (as the operator runs it: /checkpoints/<job>), since it refuses one another user owns.
 chmod 0777 "$TMP/checkpoints"
+JOB_DIR=$TMP/checkpoints/smoke
 setup "podman network $NET" podman network create "$NET"
 rank() { # RANK NAME
   podman run -d --read-only --name "$2" --network "$NET" \
@@ -108,7 +111,7 @@ rank() { # RANK NAME
     -e OMP_NUM_THREADS=1 \
     -v "$TMP/data:/data:ro" -v "$TMP/checkpoints:/checkpoints" \
     "$TRAINER" train --data /data/subset.csv --epochs 1 --batch-size 256 --threads 1 \
-    --checkpoint-dir /checkpoints >/dev/null
+    --checkpoint-dir /checkpoints/smoke >/dev/null
 }
 setup "rank 0 container started" rank 0 "$RANK0"
 setup "rank 1 container started" rank 1 "$RANK1"
@@ -117,8 +120,8 @@ check "rank 0 finished with exit 0" exited_zero "$RANK0"
 check "rank 1 finished with exit 0" exited_zero "$RANK1"
 podman logs "$RANK0" >"$TMP/rank-0.log" 2>&1 || true
 podman logs "$RANK1" >"$TMP/rank-1.log" 2>&1 || true
-has_checkpoint() { [[ -s $TMP/checkpoints/latest ]] && [[ -f $TMP/checkpoints/$(cat "$TMP/checkpoints/latest")/manifest.json ]]; }
+has_checkpoint() { [[ -s $JOB_DIR/latest ]] && [[ -f $JOB_DIR/$(cat "$JOB_DIR/latest")/manifest.json ]]; }
 check "checkpoint on the mounted host directory" has_checkpoint
-two_ranks() { grep -Eq '"world_size": *2' "$TMP/checkpoints/$(cat "$TMP/checkpoints/latest")/manifest.json"; }
+two_ranks() { grep -Eq '"world_size": *2' "$JOB_DIR/$(cat "$JOB_DIR/latest")/manifest.json"; }
 check "checkpoint written by a 2-rank job (manifest world_size 2)" two_ranks
 checks_done
