@@ -157,13 +157,11 @@ void StoreServer::Loop::Close(Connection& c, const std::string& why) {
     if (--per_peer[c.ip] == 0) per_peer.erase(c.ip);
   }
   if (why.empty()) return;
-  size_t count = 0;
-  {
-    std::lock_guard<std::mutex> lock(refusals_mutex);
-    count = ++refusals.count;
-    refusals.last_peer = c.peer;
-    refusals.last_why = why;
-  }
+  // Logged under the lock, so that a refusal is counted (refusals()) once its line is out.
+  std::lock_guard<std::mutex> lock(refusals_mutex);
+  const size_t count = ++refusals.count;
+  refusals.last_peer = c.peer;
+  refusals.last_why = why;
   if (!options.log || count > kLoggedRefusals + 1) return;
   options.log(count <= kLoggedRefusals
                   ? "rendezvous store: refused the connection from " + c.peer + ": " + why

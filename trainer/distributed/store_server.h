@@ -17,7 +17,7 @@
 //   held; its message lengths and keys are bounded (store_protocol.h), the table's bytes too.
 // Each connection closed for any of these (not one that closes itself) is a refusal: it is
 // counted, the first kLoggedRefusals are passed to `log` as one line naming the peer's address
-// and why, and refusals() gives the count and the last one.
+// and why (before refusals() counts it), and refusals() gives the count and the last one.
 #pragma once
 
 #include <chrono>
