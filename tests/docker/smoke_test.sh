@@ -64,7 +64,7 @@ BASE=$("$ROOT/docker/build.sh" base 2>"$TMP/base.err") ||
 podman run --rm --network none "$BASE" true 2>"$TMP/probe.err" ||
   fail "podman cannot run a container: $(last_line "$TMP/probe.err")"
 
-checks_plan 13
+checks_plan 12
 if ! "$ROOT/docker/build.sh" --binaries "$BIN_DIR" operator trainer >"$TMP/images" 2>"$TMP/build.err"; then
   cat "$TMP/build.err" >&2
   not_ok "setup: docker/build.sh --binaries $BIN_DIR operator trainer"
