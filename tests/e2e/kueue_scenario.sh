@@ -114,7 +114,7 @@ kq_cleanup() {
 
 scenario_12() {
   local t0=$SECONDS
-  checks_plan 76
+  checks_plan 59
   log "scenario 12: Kueue admits, preempts and resumes jobs"
   step "Kueue $KUEUE_VERSION started next to the node's API server, waitForPodsReady on (kueue-up.sh)" 600 \
     env PETNAME_KUEUE_WAIT_FOR_PODS_READY="${KQ_PODS_READY_TIMEOUT}s 180s" \
