@@ -35,6 +35,7 @@
 #include "trainer/metrics/metrics_server.h"
 #include "trainer/metrics/training_metrics.h"
 #include "trainer/train/defaults.h"
+#include "trainer/train/run_recorder.h"
 #include "trainer/train/train.h"
 
 namespace petname::cli {
@@ -95,6 +96,7 @@ Status StartMetrics(const TrainFlags& f, std::unique_ptr<metrics::TrainingMetric
   auto m = std::make_unique<metrics::TrainingMetrics>(
       metrics::RankLabels{Env("PETNAME_JOB_NAME", "petname"), Env("PETNAME_NAMESPACE", "default"),
                           rank.rank, Env("PETNAME_SWEEP_NAME", "")});
+  m->SetInfo(train::RunInfoOf(f.options, /*restarts=*/0));  // before the first scrape answers
   if (f.metrics_port != 0) {
     PETNAME_RETURN_IF_ERROR(metrics::MetricsServer::Start(
         f.metrics_address, metrics::PortForLocalRank(f.metrics_port, rank.local_rank),

@@ -69,7 +69,8 @@ class TrainingMetrics {
   // leaves as its termination message, which Kubernetes cuts at 4096 bytes.
   std::string ProgressExposition() const;
 
-  // Records the run's constant facts. Call once before training starts.
+  // Records the run's constant facts. Call before training starts; a later call with the same
+  // backend, precision, device and version (the info series' labels) updates the gauges.
   void SetInfo(const RunInfo& info);
 
   // Where a resumed run starts: `epochs_completed` epochs done, `elapsed_seconds` of the job's

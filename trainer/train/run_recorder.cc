@@ -46,12 +46,23 @@ std::string LogPath(const TrainOptions& o) {
 
 }  // namespace
 
+metrics::RunInfo RunInfoOf(const TrainOptions& o, int restarts) {
+  return {o.comm.backend == dist::Backend::kNccl ? "nccl" : "gloo",
+          model::PrecisionName(o.precision),
+          o.device,
+          PETNAME_VERSION,
+          o.rank.world_size,
+          static_cast<int>(o.epochs),
+          restarts,
+          o.checkpoint_dir.empty() ? 0 : static_cast<int>(o.checkpoint_every),
+          o.threads};
+}
+
 RunRecorder::RunRecorder(const TrainOptions& options, metrics::TrainingMetrics* metrics)
     : options_(options), metrics_(metrics), start_(Clock::now()) {}
 
-Status RunRecorder::Start(int64_t resumed_epoch, const checkpoint::Metrics& resumed, int world_size,
-                          const std::string& backend, bool write_log) {
-  world_size_ = world_size;
+Status RunRecorder::Start(int64_t resumed_epoch, const checkpoint::Metrics& resumed,
+                          bool write_log) {
   write_log_ = write_log && !options_.checkpoint_dir.empty();
   write_katib_ = write_log && !options_.katib_metrics_file.empty();
   if (write_katib_) {
@@ -66,11 +77,7 @@ Status RunRecorder::Start(int64_t resumed_epoch, const checkpoint::Metrics& resu
     PETNAME_RETURN_IF_ERROR(RecallGoal(static_cast<int>(resumed_epoch)));
   }
   if (metrics_ != nullptr) {
-    metrics_->SetInfo(
-        {backend, model::PrecisionName(options_.precision), options_.device, PETNAME_VERSION,
-         world_size, static_cast<int>(options_.epochs), restarts_,
-         options_.checkpoint_dir.empty() ? 0 : static_cast<int>(options_.checkpoint_every),
-         options_.threads});
+    metrics_->SetInfo(RunInfoOf(options_, restarts_));
     if (resumed_epoch > 0) {
       metrics_->SetResumed(static_cast<int>(resumed_epoch), carried_seconds_, resumed.train_loss,
                            resumed.val_loss, resumed.val_accuracy);
@@ -151,7 +158,7 @@ Status RunRecorder::Epoch(int64_t epoch, double train_loss, double val_loss, dou
   record.samples = samples;
   record.samples_per_second = epoch_seconds > 0 ? samples / epoch_seconds : 0;
   record.learning_rate = learning_rate_;
-  record.world_size = world_size_;
+  record.world_size = options_.rank.world_size;
   record.restarts = restarts_;
   if (write_log_) PETNAME_RETURN_IF_ERROR(metrics::AppendEpochRecord(LogPath(options_), record));
   if (!write_katib_) return Status::Ok();

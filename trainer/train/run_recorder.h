@@ -22,6 +22,13 @@ namespace petname::train {
 
 struct TrainOptions;
 
+// The run's constant facts (metrics::TrainingMetrics::SetInfo) from its options, with
+// `restarts` resumes so far. The CLI publishes them (restarts 0) before its metrics server
+// answers, so that the first scrape already serves every series of the run (the GPU memory
+// gauges too, at NaN until read); Start publishes them again with the restart count read from
+// metrics.jsonl.
+metrics::RunInfo RunInfoOf(const TrainOptions& options, int restarts);
+
 class RunRecorder {
  public:
   // `metrics` may be null (metrics disabled); it must outlive the recorder.
@@ -34,8 +41,7 @@ class RunRecorder {
   // memory, so that every metric is served before training starts. Only the rank with
   // `write_log` (rank 0) appends to metrics.jsonl and the Katib metrics file (created here if
   // missing).
-  Status Start(int64_t resumed_epoch, const checkpoint::Metrics& resumed, int world_size,
-               const std::string& backend, bool write_log);
+  Status Start(int64_t resumed_epoch, const checkpoint::Metrics& resumed, bool write_log);
 
   // One optimizer step of `samples` examples on this rank that started at `step_start`,
   // `allreduce_wait_seconds` of it blocked on gradient all-reduce.
@@ -76,7 +82,6 @@ class RunRecorder {
   std::chrono::steady_clock::time_point start_;
   double carried_seconds_ = 0;  // training time of earlier runs of the job
   int restarts_ = 0;
-  int world_size_ = 1;
   double learning_rate_ = 0;  // the rate of the latest step
   double last_loss_ = 0;      // the latest step loss read from the device
   std::chrono::steady_clock::time_point last_loss_read_{};

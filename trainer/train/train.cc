@@ -231,9 +231,7 @@ Status RunTraining(const data::Dataset& data, const TrainOptions& o, Reporter* r
     manifest.metrics = have.metrics;
   }
   PETNAME_RETURN_IF_ERROR(comm->BroadcastFromRank0(model->parameters()));
-  PETNAME_RETURN_IF_ERROR(recorder.Start(manifest.epoch, manifest.metrics, o.rank.world_size,
-                                         o.comm.backend == dist::Backend::kNccl ? "nccl" : "gloo",
-                                         /*write_log=*/lead));
+  PETNAME_RETURN_IF_ERROR(recorder.Start(manifest.epoch, manifest.metrics, /*write_log=*/lead));
   // Until the checkpoint and the metrics log are read, SIGTERM still ends the process at once
   // (no file may keep it from stopping); from here on it is a request agreed at a step boundary.
   dist::InstallStopHandler();

@@ -9,9 +9,16 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
 
 #include "common/file_util.h"
+#include "tests/common/http/raw_client.h"
 #include "tests/trainer/cli/run_petname.h"
+#include "tests/trainer/launch/subprocess.h"
+#include "tests/trainer/launch/syscall_hold.h"
+#include "trainer/launch/free_port.h"
 #include "trainer/metrics/metrics_log.h"
 
 namespace petname::testing {
@@ -51,6 +58,36 @@ TEST(MetricsCliTest, BusyPortIsARuntimeError) {
                                      {"--metrics-port", port, "--metrics-address", "127.0.0.1"})),
                      1, "cannot serve metrics: cannot listen on 127.0.0.1:" + port);
   close(fd);
+}
+
+// The first scrape that answers already serves the run's facts. The run is held (SyscallHold)
+// as it opens its data, before its device, model or rendezvous: its metrics server answers
+// there, and petname_training_info carries the run's labels then, whatever the machine's speed
+// (a GPU run spends seconds there, initialising CUDA and NCCL).
+TEST(MetricsCliTest, TheFirstScrapeServesTheRunsFactsBeforeTheDataIsRead) {
+  const int port = launch::FreeTcpPort();
+  ASSERT_NE(port, 0);
+  std::vector<std::string> args =
+      With(SmallTrainArgs(1, ""),
+           {"--metrics-port", std::to_string(port), "--metrics-address", "127.0.0.1"});
+  args.insert(args.begin(), PETNAME_BIN);
+  Subprocess p(args, {}, Subprocess::Gated{});
+  SyscallHold hold(&p);
+  const std::string data = std::filesystem::absolute(PETNAME_TEST_DATA).string();
+  ASSERT_TRUE(hold.UntilOpen([&](const std::string& path, int) { return path == data; }))
+      << hold.error() << "\n"
+      << p.Output();
+  const std::string body = Body(Exchange(port, "GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n"));
+  hold.Release();
+  EXPECT_EQ(p.Wait(), 0) << p.Output();
+  for (const char* series :
+       {"petname_training_info{job=\"petname\",namespace=\"default\",rank=\"0\",backend=\"gloo\","
+        "device=\"cpu\",precision=\"fp32\",version=",
+        "petname_world_size{job=\"petname\",namespace=\"default\",rank=\"0\"} 1",
+        "petname_epochs_planned{job=\"petname\",namespace=\"default\",rank=\"0\"} 1",
+        "petname_train_steps_total{job=\"petname\",namespace=\"default\",rank=\"0\"} 0"}) {
+    EXPECT_NE(body.find(series), std::string::npos) << series << " in:\n" << body;
+  }
 }
 
 // --termination-log gets rank 0's final progress series, with no /metrics server running.
