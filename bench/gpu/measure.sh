@@ -5,8 +5,8 @@
 #      ROUNDS rounds, at batch 4096 and 16384 in fp32 (TF32) and bf16; then petname at 65536
 #      and the cuDNN implementation;
 #   2. time to accuracy: the recipe for 10 epochs (batch 4096, lr 1e-3), then petname with the
-#      same settings and with its faster settings, reading when each reaches the recipe's
-#      10-epoch validation loss;
+#      same settings and with its faster settings, each stopping at the first epoch that reaches
+#      the recipe's 10-epoch validation loss (--goal, --stop-at-goal; at most 40 epochs);
 #   3. GPU utilisation and memory sampled by nvidia-smi during a longer petname run.
 # Raw logs go to OUT_DIR; a table is printed at the end of each part.
 #
@@ -56,10 +56,12 @@ recipe recipe-tta --epochs 10 --batch-size 4096
 target=$(grep -oE 'val_loss [0-9.]+' "$out/recipe-tta.out" | tail -n 1 | cut -d' ' -f2)
 recipe_s=$(awk '/^epoch/ {for (i = 1; i < NF; i++) if ($i == "train_s") s += $(i + 1)} END {print s}' "$out/recipe-tta.out")
 echo "recipe: 10 epochs, validation loss $target after ${recipe_s} s of training"
-tta() {  # tta LOG ARGS...: epochs and training seconds until validation loss <= target
+tta() {  # tta LOG ARGS...: epochs and training seconds until validation loss <= target (the run
+  # stops at the first epoch that reaches it, or after 40)
   local log=$1
   shift
-  petname "$log" --summary-json "$out/$log.json" "$@"
+  petname "$log" --summary-json "$out/$log.json" --epochs 40 --goal "validationLoss=$target" \
+    --stop-at-goal "$@"
   python3 - "$out/$log.out" "$target" "$out/$log.err" <<'PY'
 import re, sys
 lines = [l for l in open(sys.argv[1]) if l.startswith("epoch ")]
@@ -80,11 +82,11 @@ else:
 PY
 }
 echo "petname, recipe settings (batch 4096, lr 1e-3, fp32):"
-tta tta-recipe-settings --epochs 10 --batch-size 4096
-echo "petname, batch 16384, lr 4e-3, warm-up 60 steps, cosine, bf16:"
-tta tta-16384-bf16 --epochs 10 --batch-size 16384 --lr 4e-3 --warmup-steps 60 --lr-schedule cosine --precision bf16
-echo "petname, batch 16384, lr 4e-3, warm-up 60 steps, cosine, fp32:"
-tta tta-16384-fp32 --epochs 10 --batch-size 16384 --lr 4e-3 --warmup-steps 60 --lr-schedule cosine
+tta tta-recipe-settings --batch-size 4096
+echo "petname, batch 16384, lr 4e-3, warm-up 60 steps, bf16:"
+tta tta-16384-bf16 --batch-size 16384 --lr 4e-3 --warmup-steps 60 --precision bf16
+echo "petname, batch 16384, lr 4e-3, warm-up 60 steps, fp32:"
+tta tta-16384-fp32 --batch-size 16384 --lr 4e-3 --warmup-steps 60
 
 echo "== 3. utilisation (nvidia-smi every 100 ms during 40 epochs at batch 16384, bf16)"
 nvidia-smi --query-gpu=utilization.gpu,memory.used,power.draw --format=csv,noheader,nounits \
