@@ -104,6 +104,12 @@ has_workloads() { [[ $(workload_count "$1") == "$2" ]]; }
 wl_cond() { workloads_of "$1" | jq -r --arg t "$2" '.items[0].status.conditions[]? | select(.type == $t) | .status + "/" + .reason'; }
 wl_cond_is() { [[ $(wl_cond "$1" "$2") == "$3" ]]; }
 admitted() { cond_is "$1" Admitted True; }
+# pending_events JOB: how many times Kueue's scheduler found no room for JOB's Workload (its
+# Pending events, each with its count).
+pending_events() {
+  k get events -o json | jq -r --arg n "$(workloads_of "$1" | jq -r '.items[0].metadata.name')" \
+    '[.items[] | select(.involvedObject.name == $n and .reason == "Pending") | .count // 1] | add // 0'
+}
 finish_job() { # JOB N: every rank Succeeded
   local r
   for ((r = 0; r < $2; r++)); do set_phase "$1-rank-$r" Succeeded; done
@@ -259,9 +265,14 @@ old_uid=$(workloads_of elastic | jq -r '.items[0].metadata.uid')
 k delete workload "$(workloads_of elastic | jq -r '.items[0].metadata.name')" --wait=false >/dev/null
 wait_until "elastic stopped (WorkloadDeleted)" 30 cond_reason_is elastic Suspended WorkloadDeleted
 processed "elastic-rank-1 gone" 30 has_pods elastic 1
-# Kueue's side: its scheduler, which would admit waiting, runs on each Workload event; the
-# operator's own processing is proven above.
-sleep 3
+# Kueue's side: a deletion mark alone does not make Kueue look at waiting again (it keeps counting
+# the Terminating Workload's quota), a change of the ClusterQueue does. The memory quota (which no
+# job here asks for) goes up, and once a new Pending event says Kueue tried waiting again, it is
+# asserted that Kueue did not admit it.
+tried=$(pending_events waiting)
+ka patch clusterqueue "$CQ" --type json \
+  -p '[{"op": "replace", "path": "/spec/resourceGroups/0/flavors/0/resources/1/nominalQuota", "value": "65Gi"}]' >/dev/null
+wait_until "Kueue tried waiting again (a Pending event)" 30 eval '(($(pending_events waiting) > tried))'
 [[ -n $(workloads_of elastic | jq -r '.items[0].metadata.deletionTimestamp // ""') ]] || fail "elastic's Workload is not Terminating"
 has_workloads elastic 1 || fail "a second Workload for elastic while the first is terminating"
 admitted waiting && fail "waiting was admitted onto the quota of a Workload still in use"
