@@ -80,7 +80,6 @@ finish_job() {
 deactivate() { k patch workload "$(wl_name "$1")" --type merge -p "{\"spec\":{\"active\":$2}}" >/dev/null; }
 released() { wl_is "$1" QuotaReserved False/Pending; }
 pod_json() { k get pod "$1" -o json; }
-pod_uid_is() { [[ $(k get pod "$1" -o jsonpath='{.metadata.uid}' 2>/dev/null) == "$2" ]]; }
 pod_has() { [[ $(pod_json "$1" | jq -r "$2") == "$3" ]]; }
 # set_check JOB CHECK UPDATES_JSON: the admission check's controller sets CHECK Ready with these
 # podSetUpdates.
@@ -364,10 +363,10 @@ YAML
   # then); a new Workload under the same name is then created and may be admitted at once, so
   # "no pod" lasts only until the new ranks come: what is asserted is that the old ranks are gone.
   local rank0
-  rank0=$(k get pod kc01-rank-0 -o jsonpath='{.metadata.uid}')
+  rank0=$(pod_json kc01-rank-0 | jq -r .metadata.uid)
   k patch pntj kc01 --type merge -p '{"spec":{"replicas":3}}' >/dev/null
   check "KC01 replicas 2 -> 3: the job stops, its Workload is deleted (event DeletedWorkload)" \
-    eventually 30 eval 'has_event kc01 DeletedWorkload && ! pod_uid_is kc01-rank-0 '"$rank0"
+    eventually 30 eval 'has_event kc01 DeletedWorkload && ! pod_has kc01-rank-0 .metadata.uid '"$rank0"
   check "KC01 a new Workload of count 3" \
     eventually 60 eval '[[ $(wl kc01 .metadata.uid) != '"$uid"' && $(wl kc01 ".spec.podSets[0].count") == 3 ]]'
   need "KC01 admitted again: 3 pods with the flavor's nodeSelector" \
