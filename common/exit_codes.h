@@ -1,4 +1,4 @@
-// Exit codes of `petname train` that the operator acts on (operator/controller/pod_failure.h),
+// Exit codes of `petname train` that the operator acts on (operator/jobs/pod_failure.h),
 // besides 0 (success), 1 (runtime error) and 2 (usage error). A rank stopped by SIGTERM exits
 // 143 (trainer/distributed/stop_signal.h), like a process killed by that signal.
 #pragma once

@@ -20,12 +20,12 @@ inline constexpr char kRestarting[] = "Restarting";
 inline constexpr char kPodsScheduled[] = "PodsScheduled";
 // Whether every rank pod of the current attempt is Ready (or has Succeeded): False with reason
 // PodsStarting while they start, or with the reason that blocks one (a start error such as
-// ImagePullBackOff, or Unschedulable) and "<pod>: <message>" (controller/pod_start.h).
+// ImagePullBackOff, or Unschedulable) and "<pod>: <message>" (jobs/pod_start.h).
 inline constexpr char kPodsReady[] = "PodsReady";
 // Whether checkpoints and the exported model outlive the pods: False with reason EmptyDir when
 // spec.checkpoint.claimName is unset, True with reason PersistentVolumeClaim otherwise.
 inline constexpr char kCheckpointsPersistent[] = "CheckpointsPersistent";
-// Jobs in a Kueue queue only (controller/queue_admission.h): mirror the Workload's conditions.
+// Jobs in a Kueue queue only (kueue/queue_admission.h): mirror the Workload's conditions.
 inline constexpr char kQuotaReserved[] = "QuotaReserved";
 inline constexpr char kAdmitted[] = "Admitted";
 // False with reason GangSchedulingUnavailable when the gang scheduler's PodGroup API is absent.

@@ -312,6 +312,11 @@ Status ReadSpec(const Json& spec_json, JobSpec* spec) {
 
 }  // namespace
 
+std::string JobsPath(const std::string& ns) {
+  std::string base = std::string("/apis/") + kApiVersion;
+  return ns.empty() ? base + "/" + kPlural : base + "/namespaces/" + ns + "/" + kPlural;
+}
+
 bool ReservedPodKey(const std::string& key) {
   return key.rfind("petname.dev/", 0) == 0 || key == kNameLabel ||
          key == "scheduling.x-k8s.io/pod-group" || key == "scheduling.k8s.io/group-name";

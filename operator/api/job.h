@@ -22,6 +22,8 @@ inline constexpr char kVersion[] = "v1alpha1";
 inline constexpr char kApiVersion[] = "petname.dev/v1alpha1";
 inline constexpr char kKind[] = "PetNameTrainingJob";
 inline constexpr char kPlural[] = "petnametrainingjobs";
+// The PetNameTrainingJob collection in `ns` ("" = all namespaces).
+std::string JobsPath(const std::string& ns);
 
 // Labels on everything the operator creates.
 inline constexpr char kNameLabel[] = "app.kubernetes.io/name";  // value: kAppName
@@ -45,7 +47,7 @@ struct VolumeSpec {
 };
 
 // spec.template: pod metadata and core/v1 PodSpec fields for every rank pod, merged with what
-// the operator renders (controller/pod_template.h). The PodSpec fields are passed through as
+// the operator renders (jobs/pod_template.h). The PodSpec fields are passed through as
 // they are; the API server validates them when the pods are created.
 struct PodTemplate {
   std::map<std::string, std::string> labels;
@@ -58,7 +60,7 @@ inline constexpr char kDefaultAcceleratorResource[] = "nvidia.com/gpu";
 struct JobSpec {
   int replicas = 1;
   // elasticPolicy.minReplicas: the fewest replicas Kueue may admit the job with (partial
-  // admission, api/workload.h); 0 = unset (all replicas or none).
+  // admission, kueue/workload.h); 0 = unset (all replicas or none).
   int min_replicas = 0;
   std::string image;
   std::string image_pull_policy = "IfNotPresent";
@@ -80,7 +82,7 @@ struct JobSpec {
   bool has_dataset_volume = false;
   VolumeSpec dataset_volume;
   // dataset.url: downloaded into dataset_path (defaulted by JobFromJson, see DefaultFetchPath)
-  // by the fetch-data init container (controller/data_fetch.h) and checked against
+  // by the fetch-data init container (jobs/data_fetch.h) and checked against
   // dataset_sha256; dataset_max_bytes caps it (0 = the trainer's default).
   std::string dataset_url;
   std::string dataset_sha256;
@@ -120,7 +122,7 @@ struct JobSpec {
   std::string clean_pod_policy = "Running";  // Running, All or None
   bool suspend = false;
   // How long a rank pod's container may wait with a start error (ImagePullBackOff, ...,
-  // controller/pod_start.h) before the job fails with that reason.
+  // jobs/pod_start.h) before the job fails with that reason.
   int64_t start_error_timeout_seconds = 300;
 
   // scheduling

@@ -76,7 +76,7 @@ struct JobStatus {
   std::optional<int64_t> last_restart_time;
   int64_t observed_generation = 0;
   std::optional<Progress> progress;
-  // Why the job is in its phase when that needs attention (controller/status_summary.h); "" when
+  // Why the job is in its phase when that needs attention (jobs/status_summary.h); "" when
   // nothing does.
   std::string reason;
   std::string message;

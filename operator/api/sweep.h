@@ -10,7 +10,7 @@
 // trial: name, parameters {name: value}, phase, epochs, bestValidationLoss,
 // bestValidationAccuracy, samplesPerSecond, wallSeconds, timeToGoalSeconds,
 // wallTimeToGoalSeconds, message, history {epochs, validationLoss, validationAccuracy}: parallel
-// lists, what sweep_history.h keeps);
+// lists, what sweeps/sweep_history.h keeps);
 // startTime, completionTime; observedGeneration.
 #pragma once
 

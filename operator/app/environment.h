@@ -4,8 +4,8 @@
 
 #include "common/status.h"
 #include "operator/app/options.h"
-#include "operator/controller/kueue_config.h"
 #include "operator/kube/rest_config.h"
+#include "operator/kueue/kueue_config.h"
 
 namespace petname::app {
 
@@ -14,7 +14,7 @@ namespace petname::app {
 // InvalidArgument when there is nothing to read.
 Status LoadRestConfig(const Options& options, kube::RestConfig* out);
 
-// --kueue-config: Kueue's Configuration file, parsed (controller/kueue_config.h); Kueue's
+// --kueue-config: Kueue's Configuration file, parsed (kueue/kueue_config.h); Kueue's
 // defaults without the flag. InvalidArgument naming the file when it cannot be read or parsed.
 Status LoadKueueConfig(const Options& options, controller::KueueConfig* out);
 

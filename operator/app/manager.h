@@ -13,15 +13,15 @@
 
 #include "common/status.h"
 #include "operator/app/options.h"
-#include "operator/controller/controller.h"
-#include "operator/controller/sweep_controller.h"
 #include "operator/endpoints.h"
+#include "operator/jobs/controller.h"
 #include "operator/kube/leader_election.h"
 #include "operator/kube/rest_client.h"
 #include "operator/kube/rest_config.h"
 #include "operator/metrics/operator_metrics.h"
 #include "operator/progress/progress_scraper.h"
 #include "operator/progress/progress_store.h"
+#include "operator/sweeps/sweep_controller.h"
 
 namespace petname::app {
 

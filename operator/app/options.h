@@ -10,12 +10,12 @@
 #include <string>
 
 #include "common/status.h"
-#include "operator/controller/kueue_config.h"
-#include "operator/controller/network_policy.h"
-#include "operator/controller/sweep_desired.h"
+#include "operator/jobs/network_policy.h"
 #include "operator/kube/leader_election.h"
+#include "operator/kueue/kueue_config.h"
 #include "operator/logging/logging.h"
 #include "operator/progress/progress_scraper.h"
+#include "operator/sweeps/sweep_desired.h"
 
 namespace petname::app {
 
@@ -46,7 +46,7 @@ struct Options {
   bool kueue = false;        // jobs labelled kueue.x-k8s.io/queue-name wait for Kueue's admission
   std::string kueue_config;  // Kueue's Configuration file ("": Kueue's defaults)
   int64_t progress_max_bytes = static_cast<int64_t>(progress::ScrapeLimits{}.get.max_body_bytes);
-  // A NetworkPolicy per job (controller/network_policy.h); --no-network-policy turns it off.
+  // A NetworkPolicy per job (jobs/network_policy.h); --no-network-policy turns it off.
   bool network_policy = true;
   // The NetworkPolicyPeers admitted to the rank pods' metrics ports, as a JSON list (the chart
   // passes the operator's pods and Prometheus); "[]": only the job's own pods.

@@ -1,8 +1,8 @@
-#include "operator/api/admission_merge.h"
+#include "operator/kueue/admission_merge.h"
 
 #include <gtest/gtest.h>
 
-#include "operator/controller/desired.h"
+#include "operator/jobs/desired.h"
 #include "tests/operator/controller/test_job.h"
 
 namespace petname::api {

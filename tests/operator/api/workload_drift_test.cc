@@ -1,9 +1,9 @@
-#include "operator/api/workload_drift.h"
+#include "operator/kueue/workload_drift.h"
 
 #include <gtest/gtest.h>
 
-#include "operator/api/workload.h"
-#include "operator/controller/desired.h"
+#include "operator/jobs/desired.h"
+#include "operator/kueue/workload.h"
 #include "tests/operator/controller/test_job.h"
 
 namespace petname::api {

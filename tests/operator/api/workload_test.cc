@@ -1,8 +1,8 @@
-#include "operator/api/workload.h"
+#include "operator/kueue/workload.h"
 
 #include <gtest/gtest.h>
 
-#include "operator/controller/desired.h"
+#include "operator/jobs/desired.h"
 #include "operator/kube/time.h"
 #include "tests/operator/controller/test_job.h"
 

@@ -1,4 +1,4 @@
-#include "operator/controller/cache_shape.h"
+#include "operator/jobs/cache_shape.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "operator/api/pod.h"
-#include "operator/controller/desired.h"
+#include "operator/jobs/desired.h"
 #include "operator/kube/object.h"
 #include "tests/operator/controller/test_job.h"
 

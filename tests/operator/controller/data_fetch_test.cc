@@ -1,6 +1,6 @@
 // spec.dataset.url end to end through the pure parts: the spec's checks and defaults, the
 // fetch-data init container in the desired pods, and a failed fetch failing the job.
-#include "operator/controller/data_fetch.h"
+#include "operator/jobs/data_fetch.h"
 
 #include <gtest/gtest.h>
 
@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "operator/api/conditions.h"
-#include "operator/controller/desired.h"
-#include "operator/controller/job_status.h"
-#include "operator/controller/pod_failure.h"
+#include "operator/jobs/desired.h"
+#include "operator/jobs/lifecycle.h"
+#include "operator/jobs/pod_failure.h"
 #include "tests/operator/controller/test_job.h"
 
 namespace petname::controller {

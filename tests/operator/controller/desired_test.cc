@@ -1,10 +1,10 @@
-#include "operator/controller/desired.h"
+#include "operator/jobs/desired.h"
 
 #include <algorithm>
 
 #include <gtest/gtest.h>
 
-#include "operator/controller/gang.h"
+#include "operator/jobs/gang.h"
 #include "operator/kube/object.h"
 #include "tests/operator/controller/test_job.h"
 

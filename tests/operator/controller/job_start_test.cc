@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "operator/api/conditions.h"
-#include "operator/controller/job_status.h"
+#include "operator/jobs/lifecycle.h"
 #include "operator/kube/time.h"
 #include "tests/operator/controller/test_job.h"
 

@@ -1,9 +1,9 @@
-#include "operator/controller/job_status.h"
+#include "operator/jobs/lifecycle.h"
 
 #include <gtest/gtest.h>
 
 #include "operator/api/conditions.h"
-#include "operator/controller/rank_logs.h"
+#include "operator/jobs/rank_logs.h"
 #include "operator/kube/time.h"
 #include "tests/operator/controller/test_job.h"
 

@@ -1,4 +1,4 @@
-#include "operator/controller/pod_failure.h"
+#include "operator/jobs/pod_failure.h"
 
 #include <gtest/gtest.h>
 

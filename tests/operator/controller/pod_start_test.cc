@@ -1,4 +1,4 @@
-#include "operator/controller/pod_start.h"
+#include "operator/jobs/pod_start.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "operator/controller/pod_template.h"
+#include "operator/jobs/pod_template.h"
 
 #include <gtest/gtest.h>
 
-#include "operator/controller/desired.h"
+#include "operator/jobs/desired.h"
 #include "operator/kube/object.h"
 #include "tests/operator/controller/test_job.h"
 

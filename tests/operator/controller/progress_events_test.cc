@@ -1,4 +1,4 @@
-#include "operator/controller/progress_events.h"
+#include "operator/jobs/progress_events.h"
 
 #include <gtest/gtest.h>
 

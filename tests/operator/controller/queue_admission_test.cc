@@ -1,10 +1,10 @@
-#include "operator/controller/queue_admission.h"
+#include "operator/kueue/queue_admission.h"
 
 #include <gtest/gtest.h>
 
 #include "operator/api/conditions.h"
-#include "operator/controller/job_status.h"
-#include "operator/controller/pod_quota.h"
+#include "operator/jobs/lifecycle.h"
+#include "operator/kueue/pod_quota.h"
 #include "tests/operator/controller/test_job.h"
 
 namespace petname::controller {

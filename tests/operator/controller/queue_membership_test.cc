@@ -1,10 +1,10 @@
 // Kueue's configuration as the operator reads it (kueue_config.h) and whether Kueue manages a
 // job (queue_membership.h).
-#include "operator/controller/queue_membership.h"
+#include "operator/kueue/queue_membership.h"
 
 #include <gtest/gtest.h>
 
-#include "operator/controller/kueue_config.h"
+#include "operator/kueue/kueue_config.h"
 
 namespace petname::controller {
 namespace {

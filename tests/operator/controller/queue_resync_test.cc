@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "operator/api/conditions.h"
-#include "operator/controller/job_status.h"
-#include "operator/controller/queue_admission.h"
+#include "operator/jobs/lifecycle.h"
+#include "operator/kueue/queue_admission.h"
 #include "tests/operator/controller/test_job.h"
 
 namespace petname::controller {

@@ -1,4 +1,4 @@
-#include "operator/controller/sweep_desired.h"
+#include "operator/sweeps/sweep_desired.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "operator/controller/sweep_history.h"
+#include "operator/sweeps/sweep_history.h"
 
 #include <cmath>
 #include <cstdio>

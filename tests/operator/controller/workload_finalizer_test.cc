@@ -1,4 +1,4 @@
-#include "operator/controller/workload_finalizer.h"
+#include "operator/kueue/workload_finalizer.h"
 
 #include <gtest/gtest.h>
 
