@@ -1,8 +1,8 @@
 // Kueue's Workload (kueue.x-k8s.io/v1beta2) as the operator reads and writes it: petname is one of
 // Kueue's external frameworks (integrations.externalFrameworks: PetNameTrainingJob.v1alpha1.
 // petname.dev), so the operator does what Kueue's jobframework does for built-in kinds. This file
-// is the JSON edge; the decisions are in jobs/lifecycle.h (QueueState) and the I/O in
-// jobs/reconciler.cc.
+// is the JSON edge; the decisions are in queue_admission.h (QueueState) and the I/O in
+// queue_sync.h.
 //
 // A job in a queue gets one Workload, named WorkloadName(job), that the job controls
 // (ownerReference controller=true: deleting the job deletes it), as Kueue's jobframework builds
