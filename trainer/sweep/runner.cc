@@ -21,6 +21,7 @@
 #include "trainer/launch/child.h"
 #include "trainer/launch/cpu_budget.h"
 #include "trainer/metrics/metrics_log.h"
+#include "trainer/sweep/stop_signals.h"
 #include "trainer/sweep/sweep_file.h"
 #include "trainer/sweep/sweep_status.h"
 #include "trainer/sweep/trial_args.h"
@@ -31,31 +32,6 @@ namespace petname::sweep {
 namespace {
 
 namespace fs = std::filesystem;
-
-volatile std::sig_atomic_t g_stop = 0;
-
-void OnStopSignal(int /*signo*/) { g_stop = 1; }
-
-// SIGINT and SIGTERM set g_stop while the sweep runs; the old handlers come back after.
-class StopSignals {
- public:
-  StopSignals() {
-    g_stop = 0;
-    struct sigaction action {};
-    action.sa_handler = OnStopSignal;
-    sigemptyset(&action.sa_mask);
-    for (int i = 0; i < 2; ++i) sigaction(kSignals[i], &action, &old_[i]);
-  }
-  ~StopSignals() {
-    for (int i = 0; i < 2; ++i) sigaction(kSignals[i], &old_[i], nullptr);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-
- private:
-  static constexpr int kSignals[2] = {SIGINT, SIGTERM};
-  struct sigaction old_[2] = {};
-};
 
 // How the sweep's own files (a trial's log, sweep.json) are read back: they live in a
 // directory others may write to, so as untrusted files of at most 64 MiB.
@@ -219,7 +195,7 @@ bool Reap(const Context& c, Slot* s) {
     t.message = "stopped by median stopping after epoch " + std::to_string(t.epochs);
   } else if (code == 0) {
     t.phase = TrialPhase::kSucceeded;
-  } else if (g_stop != 0) {
+  } else if (StopSignals::Requested()) {
     t.phase = TrialPhase::kPending;
     t.message = "interrupted; run the same command again to resume";
   } else {
@@ -376,7 +352,7 @@ Status RunSweep(const SweepRunOptions& options, SweepPhase* phase) {
         ++running;
       }
     }
-    if (g_stop != 0) {
+    if (StopSignals::Requested()) {
       for (Slot& s : c.slots) Terminate(&s);
       if (running == 0) break;
     } else {
@@ -402,7 +378,7 @@ Status RunSweep(const SweepRunOptions& options, SweepPhase* phase) {
   const SweepStatus status = StatusOf(c, *phase, reason);
   PETNAME_RETURN_IF_ERROR(WriteStatus(c, status));
   PrintTable(status);
-  if (g_stop != 0) {
+  if (StopSignals::Requested()) {
     return Status::Unavailable("sweep interrupted; run the same command again to resume it");
   }
   std::printf("sweep %s %s: %s\n", c.name.c_str(), SweepPhaseName(*phase), reason.c_str());

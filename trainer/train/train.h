@@ -1,5 +1,5 @@
 // The training loop: epoch -> batch -> forward/backward -> step -> validate -> checkpoint
-// -> report, in one function (Train) that reads top to bottom.
+// -> report, as named steps (train.cc RunTraining) that read top to bottom.
 //
 // Determinism: model initialisation is seeded with `seed`, the order of epoch e is
 // data::EpochPermutation(seed, e, n), and nothing else is random, so the same seed and
