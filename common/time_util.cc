@@ -5,6 +5,10 @@
 
 namespace petname {
 
+double UnixNowSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 std::string Rfc3339(std::chrono::system_clock::time_point t, int fraction_digits) {
   std::time_t secs = std::chrono::system_clock::to_time_t(t);
   std::tm tm{};

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -15,13 +14,14 @@
 #include <sstream>
 
 #include "common/file_util.h"
-#include "common/number_format.h"
 #include "common/sweep/expand.h"
+#include "common/time_util.h"
 #include "common/untrusted_file.h"
 #include "trainer/launch/child.h"
 #include "trainer/launch/cpu_budget.h"
 #include "trainer/metrics/metrics_log.h"
 #include "trainer/sweep/stop_signals.h"
+#include "trainer/sweep/sweep_console.h"
 #include "trainer/sweep/sweep_file.h"
 #include "trainer/sweep/sweep_status.h"
 #include "trainer/sweep/trial_args.h"
@@ -32,19 +32,6 @@ namespace petname::sweep {
 namespace {
 
 namespace fs = std::filesystem;
-
-// How the sweep's own files (a trial's log, sweep.json) are read back: they live in a
-// directory others may write to, so as untrusted files of at most 64 MiB.
-UntrustedFileRules SweepFileRules() {
-  UntrustedFileRules rules;
-  rules.max_bytes = int64_t{64} << 20;
-  rules.what = "sweep file";
-  return rules;
-}
-
-double UnixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 // One trial of the sweep, created or not.
 struct Slot {
@@ -103,7 +90,7 @@ std::string LastLogLine(const Slot& s) {
 
 // Re-reads the trial's metrics.jsonl into its points and summary row.
 void Observe(const Context& c, Slot* s) {
-  if (std::isfinite(s->start_unix)) s->record.trial.wall_seconds = UnixNow() - s->start_unix;
+  if (std::isfinite(s->start_unix)) s->record.trial.wall_seconds = UnixNowSeconds() - s->start_unix;
   std::vector<metrics::EpochRecord> records;
   if (!metrics::ReadMetricsLog((fs::path(s->dir) / metrics::kMetricsLogName).string(), &records)
            .ok()) {
@@ -170,14 +157,11 @@ Status Start(Context* c, int index) {
   s.created = true;
   s.pid = pid;
   s.terminated = false;
-  s.start_unix = UnixNow();
+  s.start_unix = UnixNowSeconds();
   s.record.trial.phase = TrialPhase::kRunning;
   s.record.trial.message.clear();
-  const std::string on = gpus.empty() ? "" : ", CUDA_VISIBLE_DEVICES=" + gpus[0].second;
-  std::printf("trial %s started: %s (%d rank%s%s, log %s)\n", s.record.trial.name.c_str(),
-              DescribeAssignment(s.assignment).c_str(), ranks, ranks == 1 ? "" : "s", on.c_str(),
-              log.c_str());
-  std::fflush(stdout);
+  PrintTrialStarted(s.record.trial.name, s.assignment, ranks, gpus.empty() ? "" : gpus[0].second,
+                    log);
   return Status::Ok();
 }
 
@@ -202,15 +186,7 @@ bool Reap(const Context& c, Slot* s) {
     t.phase = TrialPhase::kFailed;
     t.message = "exit code " + std::to_string(code) + ": " + LastLogLine(*s);
   }
-  std::printf(
-      "trial %s %s: %d epochs, best %s %s, %s s%s%s\n", t.name.c_str(), TrialPhaseName(t.phase),
-      t.epochs, MetricName(c.spec.objective.metric),
-      FixedDigits(c.spec.objective.metric == Metric::kValidationLoss ? t.best_validation_loss
-                                                                     : t.best_validation_accuracy,
-                  4)
-          .c_str(),
-      FixedDigits(t.wall_seconds, 1).c_str(), t.message.empty() ? "" : "; ", t.message.c_str());
-  std::fflush(stdout);
+  PrintTrialEnded(t, c.spec.objective);
   return true;
 }
 
@@ -232,22 +208,6 @@ void StopBehindMedian(Context* c) {
       Terminate(s);
     }
   }
-}
-
-void PrintTable(const SweepStatus& status) {
-  std::printf("\n%-24s %-10s %6s %9s %9s %10s %9s %10s  %s\n", "trial", "phase", "epochs",
-              "val_loss", "val_acc", "samples/s", "wall_s", "to_goal_s", "parameters");
-  for (const TrialRecord& r : status.trials) {
-    const Trial& t = r.trial;
-    std::printf(
-        "%-24s %-10s %6d %9s %9s %10s %9s %10s  %s\n", t.name.c_str(), TrialPhaseName(t.phase),
-        t.epochs, FixedDigits(t.best_validation_loss, 4).c_str(),
-        FixedDigits(t.best_validation_accuracy, 4).c_str(),
-        FixedDigits(t.samples_per_second, 0).c_str(), FixedDigits(t.wall_seconds, 1).c_str(),
-        FixedDigits(t.time_to_goal_seconds, 1).c_str(), DescribeAssignment(t.parameters).c_str());
-  }
-  std::printf("best: %s\n",
-              status.best >= 0 ? status.trials[status.best].trial.name.c_str() : "none");
 }
 
 // Checks the file, the spec and every trial's flags, and fills `c`; writes nothing.
@@ -377,7 +337,7 @@ Status RunSweep(const SweepRunOptions& options, SweepPhase* phase) {
   }
   const SweepStatus status = StatusOf(c, *phase, reason);
   PETNAME_RETURN_IF_ERROR(WriteStatus(c, status));
-  PrintTable(status);
+  PrintSweepTable(status);
   if (StopSignals::Requested()) {
     return Status::Unavailable("sweep interrupted; run the same command again to resume it");
   }

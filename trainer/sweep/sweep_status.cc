@@ -89,6 +89,13 @@ Status TrialFromJson(const Json& j, TrialRecord* out) {
 
 }  // namespace
 
+UntrustedFileRules SweepFileRules() {
+  UntrustedFileRules rules;
+  rules.max_bytes = int64_t{64} << 20;
+  rules.what = "sweep file";
+  return rules;
+}
+
 Json SweepStatusToJson(const SweepStatus& status) {
   std::vector<Trial> rows;
   Json trials = Json::array();

@@ -22,6 +22,7 @@
 
 #include "common/status.h"
 #include "common/sweep/trials.h"
+#include "common/untrusted_file.h"
 
 namespace petname::sweep {
 
@@ -43,6 +44,10 @@ struct SweepStatus {
 };
 
 inline constexpr char kSweepStatusName[] = "sweep.json";
+
+// How the sweep's own files (a trial's log, sweep.json) are read back: they live in a
+// directory others may write to, so as untrusted files of at most 64 MiB.
+UntrustedFileRules SweepFileRules();
 
 nlohmann::json SweepStatusToJson(const SweepStatus& status);
 

@@ -9,6 +9,7 @@
 #include <c10/cuda/CUDAFunctions.h>
 #endif
 
+#include "common/time_util.h"
 #include "trainer/metrics/katib_metrics_file.h"
 #include "trainer/metrics/metrics_log.h"
 #include "trainer/model/model.h"
@@ -22,10 +23,6 @@ using Clock = std::chrono::steady_clock;
 
 double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-double UnixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // Publishes the CUDA caching allocator's current totals for this rank's device. Index 0 of
@@ -127,7 +124,7 @@ void RunRecorder::Step(const torch::Tensor& loss, int64_t samples, Clock::time_p
 }
 
 void RunRecorder::Checkpoint(double seconds) {
-  if (metrics_ != nullptr) metrics_->OnCheckpoint(seconds, UnixNow());
+  if (metrics_ != nullptr) metrics_->OnCheckpoint(seconds, UnixNowSeconds());
 }
 
 void RunRecorder::CheckpointFailed(const std::string& reason) {
@@ -137,7 +134,7 @@ void RunRecorder::CheckpointFailed(const std::string& reason) {
 Status RunRecorder::Epoch(int64_t epoch, double train_loss, double val_loss, double val_accuracy,
                           int64_t samples, double epoch_seconds) {
   const double elapsed = carried_seconds_ + SecondsSince(start_);
-  const double now = UnixNow();
+  const double now = UnixNowSeconds();
   if (goal_epoch_ == 0 && GoalMet(options_.goal, val_loss, val_accuracy)) {
     goal_epoch_ = epoch;
     goal_seconds_ = elapsed;
