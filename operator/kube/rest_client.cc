@@ -1,145 +1,32 @@
 #include "operator/kube/rest_client.h"
 
 #include <array>
-#include <cstdlib>
 #include <istream>
 #include <optional>
 #include <random>
 #include <stdexcept>
 #include <streambuf>
 #include <thread>
-#include <vector>
 
 #include <cpprest/containerstream.h>
-#include <openssl/err.h>
-#include <openssl/pem.h>
-#include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
-
-#include <boost/asio/ssl.hpp>
 
 #include "common/backoff.h"
 #include "common/file_util.h"
 #include "operator/kube/list_body.h"
 #include "operator/kube/retry_policy.h"
 #include "operator/kube/time.h"
+#include "operator/kube/tls_material.h"
 
 namespace petname::kube {
 namespace {
 
 using web::http::client::http_client;
-using web::http::client::http_client_config;
-
-}  // namespace
-
-// The TLS material of a RestConfig, parsed once: cpprestsdk builds an SSL context per connection,
-// and re-decoding the PEM (slow in OpenSSL 3) for each one is wasted work. Also validates it.
-struct TlsMaterial {
-  X509_STORE* store = nullptr;  // trusted CAs: the config's, or the system's
-  std::vector<X509*> chain;     // client certificate first, then its chain
-  EVP_PKEY* key = nullptr;
-
-  TlsMaterial() = default;
-  TlsMaterial(const TlsMaterial&) = delete;
-  TlsMaterial& operator=(const TlsMaterial&) = delete;
-  ~TlsMaterial() {
-    X509_STORE_free(store);
-    for (X509* c : chain) X509_free(c);
-    EVP_PKEY_free(key);
-  }
-};
-
-namespace {
-
-std::vector<X509*> ReadCerts(const std::string& pem) {
-  std::vector<X509*> out;
-  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
-  while (X509* c = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) out.push_back(c);
-  BIO_free(bio);
-  ERR_clear_error();  // the end of the PEM data reads as an error
-  return out;
-}
-
-// cpprestsdk calls SSL_CTX_set_default_verify_paths() for every new connection before our
-// callback replaces the store; it parses the whole system CA bundle each time (150-250 ms of CPU
-// on a loaded 2-core machine, against ~40 ms for the TLS handshake itself). Pointing SSL_CERT_FILE
-// at an empty file makes that call cheap: every RestClient installs its own store (the config's
-// CAs, or the system's loaded once by SystemStore()). Done once per process, by the first
-// Create(), before any request of ours runs; returns the CA file in force before.
-const std::string& SkipDefaultCaFile() {
-  static const std::string before = [] {
-    const char* env = std::getenv(X509_get_default_cert_file_env());
-    std::string file = env != nullptr ? env : X509_get_default_cert_file();
-    setenv(X509_get_default_cert_file_env(), "/dev/null", 1);
-    return file;
-  }();
-  return before;
-}
-
-// The system's trusted CAs: the CA file in force at startup plus the hashed CA directory.
-X509_STORE* SystemStore() {
-  static X509_STORE* const store = [] {
-    X509_STORE* s = X509_STORE_new();
-    X509_STORE_set_default_paths(s);
-    X509_STORE_load_file(s, SkipDefaultCaFile().c_str());
-    ERR_clear_error();
-    return s;
-  }();
-  return store;
-}
-
-Status ParseTls(const RestConfig& cfg, std::shared_ptr<TlsMaterial>* out) {
-  SkipDefaultCaFile();
-  auto tls = std::make_shared<TlsMaterial>();
-  if (cfg.ca_pem.empty()) {
-    tls->store = SystemStore();
-    X509_STORE_up_ref(tls->store);
-  } else {
-    tls->store = X509_STORE_new();
-    std::vector<X509*> cas = ReadCerts(cfg.ca_pem);
-    if (cas.empty()) return Status::InvalidArgument("the CA bundle holds no PEM certificate");
-    for (X509* c : cas) {
-      X509_STORE_add_cert(tls->store, c);
-      X509_free(c);
-    }
-  }
-  if (!cfg.client_cert_pem.empty()) {
-    tls->chain = ReadCerts(cfg.client_cert_pem);
-    if (tls->chain.empty()) {
-      return Status::InvalidArgument("the client certificate is not a PEM certificate");
-    }
-    BIO* bio =
-        BIO_new_mem_buf(cfg.client_key_pem.data(), static_cast<int>(cfg.client_key_pem.size()));
-    tls->key = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
-    BIO_free(bio);
-    ERR_clear_error();
-    if (tls->key == nullptr) return Status::InvalidArgument("the client key is not a PEM key");
-  }
-  *out = std::move(tls);
-  return Status::Ok();
-}
 
 // HOST:PORT of a server URL (HOST alone when the URL names no port), as client-go's host label.
 std::string HostPort(const std::string& server) {
   const web::uri uri(server);
   return uri.port() > 0 ? uri.host() + ":" + std::to_string(uri.port()) : uri.host();
-}
-
-http_client_config ClientConfig(const RestConfig& cfg, std::chrono::seconds timeout,
-                                const std::shared_ptr<TlsMaterial>& tls) {
-  http_client_config c;
-  c.set_timeout(timeout);
-  c.set_validate_certificates(!cfg.insecure_skip_tls_verify);
-  c.set_ssl_context_callback([tls](boost::asio::ssl::context& ctx) {
-    SSL_CTX* native = ctx.native_handle();
-    SSL_CTX_set1_cert_store(native, tls->store);
-    if (!tls->chain.empty() && tls->key != nullptr) {
-      SSL_CTX_use_certificate(native, tls->chain[0]);
-      for (size_t i = 1; i < tls->chain.size(); ++i) SSL_CTX_add1_chain_cert(native, tls->chain[i]);
-      SSL_CTX_use_PrivateKey(native, tls->key);
-    }
-  });
-  return c;
 }
 
 void SleepUnlessShutDown(std::chrono::milliseconds d, const std::atomic<bool>& shut_down) {
@@ -226,10 +113,10 @@ RestClient::RestClient(RestConfig config, ClientOptions options,
       options_(std::move(options)),
       host_(HostPort(config_.server)),
       bucket_(options_.qps, options_.burst),
-      client_(std::make_unique<http_client>(config_.server,
-                                            ClientConfig(config_, options_.request_timeout, tls))),
+      client_(std::make_unique<http_client>(
+          config_.server, HttpClientConfig(config_, options_.request_timeout, tls))),
       watch_client_(std::make_unique<http_client>(
-          config_.server, ClientConfig(config_, options_.watch_timeout, tls))),
+          config_.server, HttpClientConfig(config_, options_.watch_timeout, tls))),
       token_(config_.token),
       token_read_(std::chrono::steady_clock::now()) {}
 

@@ -1,6 +1,7 @@
 // RestClient: HTTP(S) access to one kube-apiserver over cpprestsdk, with the RestConfig's TLS
-// (verification on unless the config disables it explicitly) and credentials (client
-// certificate, bearer token, token file re-read every minute so rotated tokens are picked up).
+// (tls_material.h: verification on unless the config disables it explicitly) and credentials
+// (client certificate, bearer token, token file re-read every minute so rotated tokens are
+// picked up).
 //
 // Every request attempt first takes a token from the client-side QPS/burst bucket. Do() retries
 // as retry_policy.h decides: 429 and 5xx with Retry-After for every verb after the server's

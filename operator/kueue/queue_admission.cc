@@ -1,6 +1,7 @@
 #include "operator/kueue/queue_admission.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -97,12 +98,10 @@ WorkloadAction Resync(const QueueState& queue) {
   return d.immutable_while_reserved() ? WorkloadAction::kReplace : WorkloadAction::kUpdate;
 }
 
-}  // namespace
-
-QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
-                          api::JobStatus* status) {
-  QueueDecision d;
-  const api::WorkloadState& wl = queue.workload;
+// A job the queue cannot take now: the Workload API is not served, Kueue does not manage its
+// namespace, or its queue-name label went before it had a Workload (std::nullopt: none of them).
+std::optional<QueueDecision> CannotQueue(const QueueState& queue, int64_t now,
+                                         api::JobStatus* status) {
   if (queue.unavailable) {
     const std::string msg =
         "the Kueue Workload API (kueue.x-k8s.io/v1beta2) is not served by this cluster (is "
@@ -117,87 +116,74 @@ QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
         std::string(api::kQueueNameLabel);
     return WaitUnreserved("NamespaceNotManaged", msg, true, now, status);
   }
-  if (!wl.exists && queue.label_removed) {
+  if (!queue.workload.exists && queue.label_removed) {
     const std::string msg = std::string("label ") + api::kQueueNameLabel +
                             " was removed before the job had a Workload: no rank pod runs "
                             "without an admission; put the label back, or delete the job and "
                             "create it without the label";
     return WaitUnreserved("QueueLabelRemoved", msg, false, now, status);
   }
-  if (!wl.exists) {
-    const auto [reason, message] = CannotCreate(queue);
-    if (!reason.empty()) return WaitUnreserved(reason, message, true, now, status);
-    d.gated = true;
-    Set(status, api::kQuotaReserved, false, "Pending", "the job's Workload is being created", now);
-    Gate(status, "WaitingForAdmission", "waiting for Kueue to admit the job's Workload", now);
-    d.workload = WorkloadAction::kCreate;
-    return d;
-  }
-  Mirror(wl, now, status);
-  if (wl.finished) {
-    d.gated = true;
-    d.fail_reason = wl.finished_reason.empty() ? "WorkloadFinished" : wl.finished_reason;
-    d.fail_message = "Workload " + wl.name + " was finished before the job (" + d.fail_reason +
-                     (wl.finished_message.empty() ? "" : ": " + wl.finished_message) +
-                     "); its quota is freed and Kueue does not admit it again";
-    return d;
-  }
-  if (wl.deleting) {
-    Gate(status, "WorkloadDeleted",
-         "Workload " + wl.name +
-             " is being deleted: the ranks checkpoint and stop, Kueue keeps the quota until they "
-             "are gone, then the job gets a new Workload and waits to be admitted again",
-         now);
-    d.gated = true;
-    return d;
-  }
-  const WorkloadAction resync = Resync(queue);
-  if (resync == WorkloadAction::kReplace) {
-    Gate(status, "NoMatchingWorkload",
-         "the job no longer matches Workload " + wl.name +
-             ", which holds quota and cannot take the change: it is replaced, the ranks "
-             "checkpoint and stop, and the job waits to be admitted again as it is now",
-         now);
-    d.gated = true;
-    d.workload = resync;
-    return d;
-  }
-  const bool missing_class = queue.priority_class_missing && queue.drift.priority_class;
-  if (missing_class && !wl.quota_reserved) {
-    const std::string msg = MissingClass(queue) + "; Workload " + wl.name +
-                            " is updated to match the job once it exists";
-    return WaitUnreserved("PriorityClassNotFound", msg, true, now, status);
-  }
-  d.recheck = missing_class;
-  d.workload = resync;
-  if (resync == WorkloadAction::kUpdate && !wl.quota_reserved) {
-    Gate(status, "WaitingForAdmission",
-         "Workload " + wl.name + " is updated to match the job; waiting for Kueue to admit it",
-         now);
-    d.gated = true;
-    return d;
-  }
+  return std::nullopt;
+}
+
+// No Workload yet: kCreate, unless it cannot be created now (CannotCreate).
+QueueDecision AwaitCreate(const QueueState& queue, int64_t now, api::JobStatus* status) {
+  const auto [reason, message] = CannotCreate(queue);
+  if (!reason.empty()) return WaitUnreserved(reason, message, true, now, status);
+  QueueDecision d;
+  d.gated = true;
+  Set(status, api::kQuotaReserved, false, "Pending", "the job's Workload is being created", now);
+  Gate(status, "WaitingForAdmission", "waiting for Kueue to admit the job's Workload", now);
+  d.workload = WorkloadAction::kCreate;
+  return d;
+}
+
+// The Workload is Finished while the job is not: the job fails.
+QueueDecision WorkloadFinished(const api::WorkloadState& wl) {
+  QueueDecision d;
+  d.gated = true;
+  d.fail_reason = wl.finished_reason.empty() ? "WorkloadFinished" : wl.finished_reason;
+  d.fail_message = "Workload " + wl.name + " was finished before the job (" + d.fail_reason +
+                   (wl.finished_message.empty() ? "" : ": " + wl.finished_message) +
+                   "); its quota is freed and Kueue does not admit it again";
+  return d;
+}
+
+// A gate of the rank pods with `reason` and `message`, and `action` for the Workload.
+QueueDecision Gated(const std::string& reason, const std::string& message, WorkloadAction action,
+                    int64_t now, api::JobStatus* status) {
+  Gate(status, reason, message, now);
+  QueueDecision d;
+  d.gated = true;
+  d.workload = action;
+  return d;
+}
+
+// The Workload holds the job's admission: evicted, waiting for it, or admitted. `d` carries the
+// Workload's action so far (Resync's).
+void FollowAdmission(const api::WorkloadState& wl, bool pods_left, int64_t now,
+                     api::JobStatus* status, QueueDecision* d) {
   if (wl.evicted) {
     const std::string msg = "evicted by Kueue (" + wl.evicted_reason + "): " + wl.evicted_message +
                             "; the ranks checkpoint and stop, and the job waits to be admitted "
                             "again (not counted against backoffLimit)";
     Gate(status, wl.evicted_reason.empty() ? "Evicted" : wl.evicted_reason, msg, now);
-    d.gated = true;
+    d->gated = true;
     // The release first: an update waits for it (the Workload then takes the whole change), and
     // one Kueue refused can never hold the quota of an evicted job.
     if (const WorkloadAction release = ReleaseEvicted(wl, pods_left);
         release != WorkloadAction::kNone) {
-      d.workload = release;
+      d->workload = release;
     }
-    return d;
+    return;
   }
   if (!wl.admitted) {
     Gate(status, "WaitingForAdmission",
          "waiting for Kueue to admit Workload " + wl.name +
              (wl.pending_message.empty() ? "" : ": " + wl.pending_message),
          now);
-    d.gated = true;
-    return d;
+    d->gated = true;
+    return;
   }
   if (api::ConditionIs(status->conditions, api::kSuspended, true)) {
     Set(status, api::kSuspended, false, "Admitted",
@@ -207,6 +193,49 @@ QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
     status->start_time = now;
     status->phase = api::JobPhase::kPending;
   }
+}
+
+}  // namespace
+
+QueueDecision DecideQueue(const QueueState& queue, bool pods_left, int64_t now,
+                          api::JobStatus* status) {
+  if (std::optional<QueueDecision> d = CannotQueue(queue, now, status)) return *d;
+  const api::WorkloadState& wl = queue.workload;
+  if (!wl.exists) return AwaitCreate(queue, now, status);
+  Mirror(wl, now, status);
+  if (wl.finished) return WorkloadFinished(wl);
+  if (wl.deleting) {
+    return Gated("WorkloadDeleted",
+                 "Workload " + wl.name +
+                     " is being deleted: the ranks checkpoint and stop, Kueue keeps the quota "
+                     "until they are gone, then the job gets a new Workload and waits to be "
+                     "admitted again",
+                 WorkloadAction::kNone, now, status);
+  }
+  const WorkloadAction resync = Resync(queue);
+  if (resync == WorkloadAction::kReplace) {
+    return Gated("NoMatchingWorkload",
+                 "the job no longer matches Workload " + wl.name +
+                     ", which holds quota and cannot take the change: it is replaced, the ranks "
+                     "checkpoint and stop, and the job waits to be admitted again as it is now",
+                 resync, now, status);
+  }
+  const bool missing_class = queue.priority_class_missing && queue.drift.priority_class;
+  if (missing_class && !wl.quota_reserved) {
+    const std::string msg = MissingClass(queue) + "; Workload " + wl.name +
+                            " is updated to match the job once it exists";
+    return WaitUnreserved("PriorityClassNotFound", msg, true, now, status);
+  }
+  if (resync == WorkloadAction::kUpdate && !wl.quota_reserved) {
+    return Gated(
+        "WaitingForAdmission",
+        "Workload " + wl.name + " is updated to match the job; waiting for Kueue to admit it",
+        resync, now, status);
+  }
+  QueueDecision d;
+  d.recheck = missing_class;
+  d.workload = resync;
+  FollowAdmission(wl, pods_left, now, status, &d);
   return d;
 }
 
@@ -234,20 +263,6 @@ void ApplyAdmission(const QueueState& queue, api::JobSpec* spec) {
   if (!queue.wanted || !wl.admitted || wl.evicted || wl.admitted_count <= 0) return;
   spec->replicas = std::min(spec->replicas, wl.admitted_count);
   spec->gang_min_available = std::min(spec->gang_min_available, spec->replicas);
-}
-
-std::optional<api::WorkloadCondition> WorkloadPodsReady(const api::WorkloadState& wl, bool ready) {
-  if (!wl.exists || wl.finished || wl.deleting) return std::nullopt;
-  const std::string& was = wl.pods_ready_reason;
-  api::WorkloadCondition c{false, api::kPodsReadyWaitForStart, api::kPodsReadyNotReady};
-  if (wl.admitted && ready) {
-    c = {true, was == "WaitForRecovery" || was == "Recovered" ? "Recovered" : "Started",
-         "All pods reached readiness and the workload is running"};
-  } else if (wl.admitted && (wl.pods_ready.value_or(false) || was == "WaitForRecovery")) {
-    c = {false, "WaitForRecovery", "At least one pod has failed, waiting for recovery"};
-  }
-  if (wl.pods_ready == c.status && was == c.reason) return std::nullopt;
-  return c;
 }
 
 }  // namespace petname::controller

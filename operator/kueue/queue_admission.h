@@ -55,11 +55,10 @@
 //    and Admitted still mirror it, and an eviction still releases the reservation once no pod
 //    holds the quota (kClearReservation), so whatever preempted the job gets its quota.
 // The Workload's PodsReady condition is written as Kueue writes it for its own kinds
-// (WorkloadPodsReady).
+// (workload_pods_ready.h).
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -123,21 +122,5 @@ bool QueueProblem(const std::string& reason);
 // With an admitted Workload that is not evicted: spec.replicas becomes the admitted count, and the
 // PodGroup's gang.minAvailable at most that count (gang scheduling with partial admission).
 void ApplyAdmission(const QueueState& queue, api::JobSpec* spec);
-
-// The Workload's PodsReady condition as Kueue v0.17's jobframework writes it for its own kinds
-// (generatePodsReadyCondition), from `ready` (the job's PodsReady) and the Workload's current one:
-//  - not admitted: False, WaitForStart;
-//  - ready: True, Started; Recovered when the current reason is WaitForRecovery or Recovered;
-//  - not ready while the current one is True or WaitForRecovery (a rank failed after the ranks
-//    had been ready since the admission): False, WaitForRecovery;
-//  - else False, WaitForStart.
-// Kueue's waitForPodsReady times WaitForStart from the admission (timeout) and WaitForRecovery
-// from its own transition (recoveryTimeout), so a rank restart of a job that has run longer than
-// the timeout does not evict it. An evicted Workload is no exception: once its reservation is
-// released (not admitted) it is WaitForStart again, so that the next admission is timed from the
-// admission, not from a WaitForRecovery of before the eviction (which would have Kueue evict it
-// again at once). std::nullopt: nothing to write (no Workload, finished, being deleted, or it
-// already has that status and reason).
-std::optional<api::WorkloadCondition> WorkloadPodsReady(const api::WorkloadState& wl, bool ready);
 
 }  // namespace petname::controller

@@ -16,6 +16,7 @@
 #include "operator/kueue/workload.h"
 #include "operator/kueue/workload_drift.h"
 #include "operator/kueue/workload_finalizer.h"
+#include "operator/kueue/workload_pods_ready.h"
 
 namespace petname::controller {
 namespace {
@@ -26,34 +27,7 @@ constexpr char kKueueApis[] = "/apis/kueue.x-k8s.io/v1beta2";
 constexpr char kFailedToStart[] = "FailedToStart";  // Kueue's jobframework's reason
 constexpr char kDefaultLocalQueue[] = "default";    // Kueue's DefaultLocalQueueName
 
-// Who holds a Workload's name, for a conflict's message.
-std::string Holder(const Json& wl) {
-  for (const Json& ref : wl.value("/metadata/ownerReferences"_json_pointer, Json::array())) {
-    if (ref.is_object() && ref.value("controller", false)) {
-      return "a Workload controlled by " + ref.value("kind", "") + " " + ref.value("name", "");
-    }
-  }
-  return "a Workload that no job controls";
-}
-
-// What changed, for an event.
-std::string Changes(const api::WorkloadDrift& d) {
-  std::string out;
-  auto add = [&](bool changed, const char* what) {
-    if (changed) out += (out.empty() ? "" : ", ") + std::string(what);
-  };
-  add(d.pod_sets, "replicas or resources");
-  add(d.queue, "queue");
-  add(d.priority_class, "priority class");
-  return out;
-}
-
 }  // namespace
-
-std::string WorkloadsPath(const std::string& ns) {
-  return ns.empty() ? std::string(kKueueApis) + "/workloads"
-                    : std::string(kKueueApis) + "/namespaces/" + ns + "/workloads";
-}
 
 QueueSync::QueueSync(kube::RestClient* client, const kube::Informer* workloads,
                      kube::EventRecorder* events, KueueConfig config, RankPodFn rank_pod)
@@ -61,6 +35,7 @@ QueueSync::QueueSync(kube::RestClient* client, const kube::Informer* workloads,
       workloads_(workloads),
       events_(events),
       facts_(client, std::move(config)),
+      writer_(client, events),
       rank_pod_(std::move(rank_pod)) {}
 
 Status QueueSync::Observe(const api::Job& job, bool first_look, QueueState* queue, Json* wl) const {
@@ -166,7 +141,7 @@ Status QueueSync::Lookup(const api::Job& job, QueueState* queue, Json* wl) const
     return Status::Ok();
   }
   if (resp.code == 200) {
-    queue->name_taken_by = Holder(resp.body);
+    queue->name_taken_by = WorkloadHolder(resp.body);
     return Status::Ok();
   }
   if (resp.code != 404)
@@ -228,96 +203,11 @@ Status QueueSync::ApplyFlavors(const QueueState& queue, const Json& wl, api::Job
   if (merged.ok()) return Status::Ok();
   const std::string why = "the job cannot start as Kueue admitted it: " + merged.message();
   PETNAME_RETURN_IF_ERROR(
-      WriteWorkloadStatus(api::FinishWorkload(wl, kFailedToStart, why, kube::NowUnix())));
+      writer_.WriteStatus(api::FinishWorkload(wl, kFailedToStart, why, kube::NowUnix())));
   events_->Record(job->object, "Warning", kFailedToStart,
                   why + "; Workload " + state.name + " is finished and its quota freed");
   *refused = true;
   return Status::Ok();
-}
-
-Status QueueSync::CreateWorkload(const api::Job& job, const QueueState& queue) const {
-  const Json wl = Wanted(job, queue, Json());
-  if (wl.is_null()) return Status::Ok();
-  const std::string path = WorkloadsPath(job.ns);
-  kube::Response resp;
-  PETNAME_RETURN_IF_ERROR(client_->Do("POST", path, &wl, &resp));
-  if (resp.code == 201 || resp.code == 200) {
-    events_->Record(job.object, "Normal", "CreatedWorkload",
-                    "created Workload " + kube::Name(wl) + " in queue " + api::QueueName(job));
-    return Status::Ok();
-  }
-  if (resp.code == 409) {  // exists: ours (the cache lags) or someone else's
-    kube::Response got;
-    PETNAME_RETURN_IF_ERROR(client_->Do("GET", path + "/" + kube::Name(wl), nullptr, &got));
-    if (got.code != 200) {
-      return Status::FailedPrecondition("create Workload " + kube::Name(wl) +
-                                        ": exists (409), read back: " + kube::ApiMessage(got));
-    }
-    if (kube::IsControlledBy(got.body, job.uid)) return Status::Ok();
-    const std::string why = "the job's Workload " + kube::Name(wl) +
-                            " cannot be created: " + Holder(got.body) + " holds that name";
-    events_->Record(job.object, "Warning", "WorkloadConflict", why);
-    return Status::FailedPrecondition(why);
-  }
-  const std::string failure = "create Workload " + kube::Name(wl) + ": " + kube::ApiMessage(resp);
-  if (resp.code == 422 || resp.code == 403 || resp.code == 400) {
-    events_->Record(job.object, "Warning", "FailedCreateWorkload", failure);
-  }
-  return Status::Unavailable(failure);
-}
-
-Status QueueSync::Put(const Json& wl, const std::string& subresource) const {
-  const std::string what = "Workload " + kube::Name(wl) + subresource;
-  kube::Response resp;
-  PETNAME_RETURN_IF_ERROR(client_->Do(
-      "PUT", WorkloadsPath(kube::Namespace(wl)) + "/" + kube::Name(wl) + subresource, &wl, &resp));
-  if (resp.code == 200 || resp.code == 404) return Status::Ok();
-  if (resp.code == 409) return Status::FailedPrecondition(what + " is stale (409); retrying");
-  return Status::Unavailable("update " + what + ": " + kube::ApiMessage(resp));
-}
-
-Status QueueSync::UpdateWorkload(const api::Job& job, const QueueState& queue,
-                                 const Json& wl) const {
-  const Json wanted = Wanted(job, queue, wl);
-  if (wanted.is_null()) return Status::Ok();
-  PETNAME_RETURN_IF_ERROR(Put(api::WithSpecOf(wl, wanted, queue.workload.quota_reserved), ""));
-  events_->Record(
-      job.object, "Normal", "UpdatedWorkload",
-      "updated Workload " + kube::Name(wl) + " to match the job (" + Changes(queue.drift) + ")");
-  return Status::Ok();
-}
-
-Status QueueSync::ReplaceWorkload(const api::Job& job, const QueueState& queue,
-                                  const Json& wl) const {
-  // Preconditions: only the Workload as compared goes; one Kueue wrote since is compared again.
-  const Json options = {{"apiVersion", "v1"},
-                        {"kind", "DeleteOptions"},
-                        {"preconditions",
-                         {{"uid", kube::StringAt(wl, "/metadata/uid")},
-                          {"resourceVersion", kube::StringAt(wl, "/metadata/resourceVersion")}}}};
-  kube::Response resp;
-  PETNAME_RETURN_IF_ERROR(client_->Do(
-      "DELETE", WorkloadsPath(kube::Namespace(wl)) + "/" + kube::Name(wl), &options, &resp));
-  if (resp.code == 404) return Status::Ok();
-  if (resp.code == 409) {
-    return Status::FailedPrecondition("Workload " + kube::Name(wl) + " is stale (409); retrying");
-  }
-  if (resp.code != 200 && resp.code != 202) {
-    return Status::Unavailable("delete Workload " + kube::Name(wl) + ": " + kube::ApiMessage(resp));
-  }
-  events_->Record(job.object, "Normal", "DeletedWorkload",
-                  "deleted Workload " + kube::Name(wl) +
-                      ", which holds quota and no longer matches the job (" + Changes(queue.drift) +
-                      "): the job gets a new one once its ranks are gone");
-  return Status::Ok();
-}
-
-Status QueueSync::WriteWorkloadStatus(const Json& wl) const { return Put(wl, "/status"); }
-
-Status QueueSync::RemoveFinalizer(const Json& wl) const {
-  spdlog::info("{}/{}: the job's pods are gone: removing {} from Workload {}", kube::Namespace(wl),
-               kube::Label(wl, api::kJobNameLabel), api::kResourceInUseFinalizer, kube::Name(wl));
-  return Put(api::WithoutResourceInUse(wl), "");
 }
 
 Status QueueSync::ReleaseOrphans(const std::string& key, const std::string& live_uid,
@@ -342,7 +232,7 @@ Status QueueSync::ReleaseOrphans(const std::string& key, const std::string& live
   }
   Status first;
   for (const Json& wl : OrphanedWorkloads(left, pods, live_uid, now)) {
-    Status s = RemoveFinalizer(wl);
+    Status s = writer_.RemoveFinalizer(wl);
     if (first.ok()) first = s;
   }
   return first;
@@ -353,23 +243,23 @@ Status QueueSync::Act(const api::Job& requested, WorkloadAction action,
                       const std::vector<api::ObservedPod>& pods) const {
   if (!queue.wanted) return Status::Ok();
   const int64_t now = kube::NowUnix();
-  if (ReleaseWorkload(queue.workload, pods, now)) return RemoveFinalizer(wl);
+  if (ReleaseWorkload(queue.workload, pods, now)) return writer_.RemoveFinalizer(wl);
   switch (action) {
     case WorkloadAction::kCreate:
-      return CreateWorkload(requested, queue);
+      return writer_.Create(requested, Wanted(requested, queue, Json()));
     case WorkloadAction::kUpdate:
-      return UpdateWorkload(requested, queue, wl);
+      return writer_.Update(requested, queue, wl, Wanted(requested, queue, wl));
     case WorkloadAction::kReplace:
-      return ReplaceWorkload(requested, queue, wl);
+      return writer_.Replace(requested, queue, wl);
     case WorkloadAction::kClearReservation:
       spdlog::info("{}/{}: evicted ({}), no pod left: clearing the Workload's reservation",
                    requested.ns, requested.name, queue.workload.evicted_reason);
-      return WriteWorkloadStatus(api::ClearReservation(wl, now));
+      return writer_.WriteStatus(api::ClearReservation(wl, now));
     case WorkloadAction::kFinish: {
       const bool ok = status.phase == api::JobPhase::kSucceeded;
       const api::Condition* c =
           api::FindCondition(status.conditions, ok ? api::kSucceeded : api::kFailed);
-      return WriteWorkloadStatus(api::FinishWorkload(wl, ok ? "Succeeded" : "Failed",
+      return writer_.WriteStatus(api::FinishWorkload(wl, ok ? "Succeeded" : "Failed",
                                                      c != nullptr ? c->message : "", now));
     }
     case WorkloadAction::kNone:
@@ -378,7 +268,7 @@ Status QueueSync::Act(const api::Job& requested, WorkloadAction action,
   const std::optional<api::WorkloadCondition> ready =
       WorkloadPodsReady(queue.workload, api::ConditionIs(status.conditions, api::kPodsReady, true));
   if (!ready) return Status::Ok();
-  return WriteWorkloadStatus(api::SetWorkloadPodsReady(wl, *ready, now));
+  return writer_.WriteStatus(api::SetWorkloadPodsReady(wl, *ready, now));
 }
 
 }  // namespace petname::controller

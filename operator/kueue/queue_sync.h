@@ -8,12 +8,8 @@
 // checks' podSetUpdates: api::MergeAdmission; an admission placed by topology-aware scheduling is
 // refused: api::TopologyRefusal); and carries out a Plan's WorkloadAction
 // (create, update or replace to match the job, clear the reservation, finish), the Workload's
-// PodsReady condition (WorkloadPodsReady) and the removal of Kueue's resource-in-use finalizer.
-// Writes are PUTs of the cached object with its resourceVersion (a DELETE has it as
-// precondition), so a write racing Kueue's gets 409 and the job is reconciled again from fresh
-// state. A create answered 409 is taken as done only when the job controls the Workload that
-// holds the name; else a Warning event WorkloadConflict, and the next pass reads the conflict
-// into QueueState.
+// PodsReady condition (WorkloadPodsReady) and the removal of Kueue's resource-in-use finalizer
+// (the writes: kueue/workload_writer.h).
 #pragma once
 
 #include <functional>
@@ -33,11 +29,9 @@
 #include "operator/kueue/kueue_config.h"
 #include "operator/kueue/queue_admission.h"
 #include "operator/kueue/queue_facts.h"
+#include "operator/kueue/workload_writer.h"
 
 namespace petname::controller {
-
-// /apis/kueue.x-k8s.io/v1beta2[/namespaces/NS]/workloads
-std::string WorkloadsPath(const std::string& ns);
 
 class QueueSync {
  public:
@@ -91,22 +85,12 @@ class QueueSync {
   // Once per job (while the operator runs): a Warning event QueueLabelRemoved saying that the
   // job's Workload `wl` keeps governing it, or (null) that it waits without one.
   void WarnLabelRemoved(const api::Job& job, const nlohmann::json* wl) const;
-  Status CreateWorkload(const api::Job& job, const QueueState& queue) const;
-  // kUpdate: a PUT of the Workload with the job's pod set, queue and priority (409 if stale).
-  Status UpdateWorkload(const api::Job& job, const QueueState& queue,
-                        const nlohmann::json& wl) const;
-  // kReplace: a DELETE with the Workload's uid and resourceVersion as preconditions.
-  Status ReplaceWorkload(const api::Job& job, const QueueState& queue,
-                         const nlohmann::json& wl) const;
-  // PUT of `wl` (with its resourceVersion) to the Workload or its `subresource` ("/status").
-  Status Put(const nlohmann::json& wl, const std::string& subresource) const;
-  Status WriteWorkloadStatus(const nlohmann::json& wl) const;
-  Status RemoveFinalizer(const nlohmann::json& wl) const;
 
   kube::RestClient* const client_;
   const kube::Informer* const workloads_;
   kube::EventRecorder* const events_;
   const QueueFacts facts_;
+  const WorkloadWriter writer_;
   const RankPodFn rank_pod_;
   mutable std::mutex mu_;
   // "namespace/name" -> the uid of the job warned; dropped when the job is gone. Guarded by mu_.

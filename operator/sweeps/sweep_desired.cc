@@ -1,7 +1,6 @@
 #include "operator/sweeps/sweep_desired.h"
 
 #include <algorithm>
-#include <cmath>
 #include <functional>
 #include <map>
 
@@ -9,7 +8,7 @@
 #include "operator/api/job.h"
 #include "operator/kube/object.h"
 #include "operator/kueue/workload.h"
-#include "operator/sweeps/sweep_history.h"
+#include "operator/sweeps/trial_row.h"
 
 namespace petname::controller {
 namespace {
@@ -25,70 +24,6 @@ int TrialIndexOf(const Json& job, const std::string& sweep_name) {
     return -1;
   }
   return std::stoi(label);
-}
-
-sweep::TrialPhase TrialPhaseOf(const Json& job, const api::JobStatus& status) {
-  if (job.value("spec", Json::object())
-          .value("runPolicy", Json::object())
-          .value("suspend", false)) {
-    return sweep::TrialPhase::kStopped;
-  }
-  switch (status.phase) {
-    case api::JobPhase::kRunning:
-    case api::JobPhase::kRestarting:
-      return sweep::TrialPhase::kRunning;
-    case api::JobPhase::kSucceeded:
-      return sweep::TrialPhase::kSucceeded;
-    case api::JobPhase::kFailed:
-      return sweep::TrialPhase::kFailed;
-    case api::JobPhase::kSuspended:
-      return sweep::TrialPhase::kStopped;
-    default:
-      return sweep::TrialPhase::kPending;
-  }
-}
-
-double Min(double a, double b) { return std::isnan(a) ? b : (std::isnan(b) ? a : std::min(a, b)); }
-double Max(double a, double b) { return std::isnan(a) ? b : (std::isnan(b) ? a : std::max(a, b)); }
-
-// `row` and `history` (the old status's, or fresh ones) updated from the trial job's status;
-// the history as sweep_history.h keeps it for `metric`, the objective's.
-void Observe(const Json& job, sweep::Metric metric, sweep::Trial* row,
-             std::vector<sweep::EpochPoint>* history) {
-  const api::JobStatus st = api::JobStatusFromJson(job.value("status", Json::object()));
-  if (!sweep::IsFinished(row->phase)) row->phase = TrialPhaseOf(job, st);
-  if (row->phase == sweep::TrialPhase::kFailed && row->message.empty()) {
-    const api::Condition* failed = api::FindCondition(st.conditions, api::kFailed);
-    if (failed != nullptr) row->message = failed->message;
-  }
-  if (st.start_time && st.completion_time) {
-    row->wall_seconds =
-        static_cast<double>(std::max<int64_t>(0, *st.completion_time - *st.start_time));
-  }
-  if (!st.progress) return;
-  const api::Progress& p = *st.progress;
-  if (p.epoch > 0 && (history->empty() || history->back().epoch < p.epoch)) {
-    sweep::EpochPoint point;
-    point.epoch = static_cast<int>(p.epoch);
-    point.validation_loss = p.validation_loss.value_or(sweep::kNaN);
-    point.validation_accuracy = p.validation_accuracy.value_or(sweep::kNaN);
-    history->push_back(KeptPoint(metric, point));
-    CompactHistory(metric, history);
-  }
-  row->epochs = std::max(row->epochs, static_cast<int>(p.epoch));
-  if (p.validation_loss)
-    row->best_validation_loss = Min(row->best_validation_loss, *p.validation_loss);
-  if (p.validation_accuracy) {
-    row->best_validation_accuracy = Max(row->best_validation_accuracy, *p.validation_accuracy);
-  }
-  if (p.samples_per_second) row->samples_per_second = *p.samples_per_second;
-  if (p.goal_reached_training_seconds && std::isnan(row->time_to_goal_seconds)) {
-    row->time_to_goal_seconds = *p.goal_reached_training_seconds;
-  }
-  if (p.goal_reached_time && st.start_time && std::isnan(row->wall_time_to_goal_seconds)) {
-    row->wall_time_to_goal_seconds =
-        static_cast<double>(std::max<int64_t>(0, *p.goal_reached_time - *st.start_time));
-  }
 }
 
 void SetConditions(sweep::SweepPhase phase, const std::string& reason, int64_t now,
@@ -107,6 +42,139 @@ void SetConditions(sweep::SweepPhase phase, const std::string& reason, int64_t n
     api::SetCondition(conds, api::kFailed, failed, failed ? "SweepFailed" : "",
                       failed ? reason : "", now);
   }
+}
+
+using TrialJobs = std::map<int, const Json*>;                     // by trial index
+using Rows = std::map<int, sweep::Trial>;                         // by trial index
+using Histories = std::map<int, std::vector<sweep::EpochPoint>>;  // by trial index
+
+// The trial jobs the sweep controls, by their index among the `total` trials of its spec.
+TrialJobs JobsByIndex(const api::Sweep& sw, const std::vector<Json>& trial_jobs, int total) {
+  TrialJobs jobs;
+  for (const Json& job : trial_jobs) {
+    const int index = TrialIndexOf(job, sw.name);
+    if (index >= 0 && index < total && kube::IsControlledBy(job, sw.uid)) jobs[index] = &job;
+  }
+  return jobs;
+}
+
+// The rows and histories of the old status, by the index of the trial each one names.
+void OldRows(const api::Sweep& sw, int total, Rows* rows, Histories* history) {
+  for (size_t k = 0; k < sw.status.trials.size(); ++k) {
+    for (int i = 0; i < total; ++i) {
+      if (sw.status.trials[k].name != sweep::TrialName(sw.name, i)) continue;
+      (*rows)[i] = sw.status.trials[k];
+      if (k < sw.status.history.size()) (*history)[i] = sw.status.history[k];
+    }
+  }
+}
+
+// The rows updated from the trial jobs: a started trial whose job is gone has Failed, each job's
+// status is observed, and every row carries its trial's assignment.
+void ObserveTrials(const api::Sweep& sw, const TrialJobs& jobs,
+                   const std::vector<sweep::Assignment>& assignments, Rows* rows,
+                   Histories* history) {
+  for (auto& [index, row] : *rows) {
+    if (jobs.count(index) == 0 && !sweep::IsFinished(row.phase) &&
+        row.phase != sweep::TrialPhase::kPending) {
+      row.phase = sweep::TrialPhase::kFailed;
+      row.message = "the trial job was deleted";
+    }
+  }
+  for (const auto& [index, job] : jobs) {
+    sweep::Trial& row = (*rows)[index];
+    row.name = sweep::TrialName(sw.name, index);
+    ObserveTrialJob(*job, sw.spec.objective.metric, &row, &(*history)[index]);
+  }
+  for (auto& [index, row] : *rows) row.parameters = assignments[index];
+}
+
+// Median stopping: the running trials (with a job) that sweep::ShouldStopByMedian stops, their
+// names added to *stop.
+void StopByMedian(const api::Sweep& sw, const TrialJobs& jobs, Histories* history, Rows* rows,
+                  std::vector<std::string>* stop) {
+  std::vector<std::vector<sweep::EpochPoint>> points;
+  std::vector<int> order;
+  for (const auto& [index, row] : *rows) {
+    points.push_back((*history)[index]);
+    order.push_back(index);
+  }
+  for (size_t k = 0; k < order.size(); ++k) {
+    sweep::Trial& row = (*rows)[order[k]];
+    if (row.phase != sweep::TrialPhase::kRunning || jobs.count(order[k]) == 0) continue;
+    if (!sweep::ShouldStopByMedian(sw.spec, points, static_cast<int>(k))) continue;
+    row.phase = sweep::TrialPhase::kStopped;
+    row.message = "stopped by median stopping after epoch " + std::to_string(row.epochs);
+    stop->push_back(row.name);
+  }
+}
+
+// A failed sweep stops its unfinished trials (Katib users expect it: kubeflow/katib#2061); the
+// names of those with a job are added to *stop.
+void StopIfFailed(const api::Sweep& sw, int total, const TrialJobs& jobs, Rows* rows,
+                  std::vector<std::string>* stop) {
+  std::vector<sweep::Trial> observed;
+  for (const auto& [index, row] : *rows) observed.push_back(row);
+  std::string failure;
+  const bool failed =
+      sweep::DecideSweepPhase(sw.spec, total, observed, &failure) == sweep::SweepPhase::kFailed;
+  for (auto& [index, row] : *rows) {
+    if (!failed || sweep::IsFinished(row.phase)) continue;
+    row.phase = sweep::TrialPhase::kStopped;
+    row.message = "stopped: the sweep failed (" + failure + ")";
+    if (jobs.count(index) != 0) stop->push_back(row.name);
+  }
+}
+
+// The trial jobs to create, added to *create: the Pending rows without a job, then the trials
+// sweep::TrialsToStart starts (each gets a row).
+void CreateTrials(const api::Sweep& sw, const std::vector<sweep::Assignment>& assignments,
+                  const TrialJobs& jobs, Rows* rows, std::vector<Json>* create) {
+  const int total = static_cast<int>(assignments.size());
+  // A Pending row without a job: its create failed, or the cache lags; create it (again).
+  for (const auto& [index, row] : *rows) {
+    if (jobs.count(index) == 0 && row.phase == sweep::TrialPhase::kPending) {
+      create->push_back(TrialJob(sw, index, assignments[index]));
+    }
+  }
+  std::vector<bool> created(total, false);
+  std::vector<sweep::Trial> list;
+  for (const auto& [index, row] : *rows) {
+    created[index] = true;
+    list.push_back(row);
+  }
+  for (int index : sweep::TrialsToStart(sw.spec, total, created, list)) {
+    create->push_back(TrialJob(sw, index, assignments[index]));
+    sweep::Trial row;
+    row.name = sweep::TrialName(sw.name, index);
+    row.parameters = assignments[index];
+    (*rows)[index] = row;
+  }
+}
+
+// The sweep's new status from its rows and histories.
+api::SweepStatus NewStatus(const api::Sweep& sw, int total, const Rows& rows, Histories* history,
+                           int64_t now) {
+  api::SweepStatus st;
+  st.conditions = sw.status.conditions;
+  st.start_time = sw.status.start_time;
+  st.completion_time = sw.status.completion_time;
+  for (const auto& [index, row] : rows) {
+    st.trials.push_back(row);
+    st.history.push_back((*history)[index]);
+  }
+  st.counts = sweep::CountTrials(st.trials);
+  const int best = sweep::BestTrial(st.trials, sw.spec.objective);
+  if (best >= 0) st.best_trial = st.trials[best].name;
+  std::string reason;
+  st.phase = sweep::DecideSweepPhase(sw.spec, total, st.trials, &reason);
+  if (!st.start_time && !st.trials.empty()) st.start_time = now;
+  const bool finished =
+      st.phase == sweep::SweepPhase::kSucceeded || st.phase == sweep::SweepPhase::kFailed;
+  if (finished && !st.completion_time) st.completion_time = now;
+  SetConditions(st.phase, reason, now, &st.conditions);
+  st.observed_generation = sw.generation;
+  return st;
 }
 
 }  // namespace
@@ -178,105 +246,16 @@ Status DesiredSweep(const api::Sweep& sw, const std::vector<Json>& trial_jobs, i
   std::vector<sweep::Assignment> assignments;
   PETNAME_RETURN_IF_ERROR(sweep::ExpandTrials(sw.spec, &assignments));
   const int total = static_cast<int>(assignments.size());
-
-  std::map<int, const Json*> jobs;
-  for (const Json& job : trial_jobs) {
-    const int index = TrialIndexOf(job, sw.name);
-    if (index >= 0 && index < total && kube::IsControlledBy(job, sw.uid)) jobs[index] = &job;
-  }
-  std::map<int, sweep::Trial> rows;
-  std::map<int, std::vector<sweep::EpochPoint>> history;
-  for (size_t k = 0; k < sw.status.trials.size(); ++k) {
-    for (int i = 0; i < total; ++i) {
-      if (sw.status.trials[k].name != sweep::TrialName(sw.name, i)) continue;
-      rows[i] = sw.status.trials[k];
-      if (k < sw.status.history.size()) history[i] = sw.status.history[k];
-    }
-  }
-  for (auto& [index, row] : rows) {
-    if (jobs.count(index) == 0 && !sweep::IsFinished(row.phase) &&
-        row.phase != sweep::TrialPhase::kPending) {
-      row.phase = sweep::TrialPhase::kFailed;
-      row.message = "the trial job was deleted";
-    }
-  }
-  for (const auto& [index, job] : jobs) {
-    sweep::Trial& row = rows[index];
-    row.name = sweep::TrialName(sw.name, index);
-    Observe(*job, sw.spec.objective.metric, &row, &history[index]);
-  }
-  for (auto& [index, row] : rows) row.parameters = assignments[index];
-
+  const TrialJobs jobs = JobsByIndex(sw, trial_jobs, total);
+  Rows rows;
+  Histories history;
+  OldRows(sw, total, &rows, &history);
+  ObserveTrials(sw, jobs, assignments, &rows, &history);
   SweepActions actions;
-  if (sw.spec.median_stopping) {
-    std::vector<std::vector<sweep::EpochPoint>> points;
-    std::vector<int> order;
-    for (const auto& [index, row] : rows) {
-      points.push_back(history[index]);
-      order.push_back(index);
-    }
-    for (size_t k = 0; k < order.size(); ++k) {
-      sweep::Trial& row = rows[order[k]];
-      if (row.phase != sweep::TrialPhase::kRunning || jobs.count(order[k]) == 0) continue;
-      if (!sweep::ShouldStopByMedian(sw.spec, points, static_cast<int>(k))) continue;
-      row.phase = sweep::TrialPhase::kStopped;
-      row.message = "stopped by median stopping after epoch " + std::to_string(row.epochs);
-      actions.stop.push_back(row.name);
-    }
-  }
-
-  // A failed sweep stops its unfinished trials (Katib users expect it: kubeflow/katib#2061).
-  std::vector<sweep::Trial> observed;
-  for (const auto& [index, row] : rows) observed.push_back(row);
-  std::string failure;
-  const bool failed =
-      sweep::DecideSweepPhase(sw.spec, total, observed, &failure) == sweep::SweepPhase::kFailed;
-  for (auto& [index, row] : rows) {
-    if (!failed || sweep::IsFinished(row.phase)) continue;
-    row.phase = sweep::TrialPhase::kStopped;
-    row.message = "stopped: the sweep failed (" + failure + ")";
-    if (jobs.count(index) != 0) actions.stop.push_back(row.name);
-  }
-
-  // A Pending row without a job: its create failed, or the cache lags; create it (again).
-  for (const auto& [index, row] : rows) {
-    if (jobs.count(index) == 0 && row.phase == sweep::TrialPhase::kPending) {
-      actions.create.push_back(TrialJob(sw, index, assignments[index]));
-    }
-  }
-  std::vector<bool> created(total, false);
-  std::vector<sweep::Trial> list;
-  for (const auto& [index, row] : rows) {
-    created[index] = true;
-    list.push_back(row);
-  }
-  for (int index : sweep::TrialsToStart(sw.spec, total, created, list)) {
-    actions.create.push_back(TrialJob(sw, index, assignments[index]));
-    sweep::Trial row;
-    row.name = sweep::TrialName(sw.name, index);
-    row.parameters = assignments[index];
-    rows[index] = row;
-  }
-
-  api::SweepStatus& st = actions.status;
-  st.conditions = sw.status.conditions;
-  st.start_time = sw.status.start_time;
-  st.completion_time = sw.status.completion_time;
-  for (const auto& [index, row] : rows) {
-    st.trials.push_back(row);
-    st.history.push_back(history[index]);
-  }
-  st.counts = sweep::CountTrials(st.trials);
-  const int best = sweep::BestTrial(st.trials, sw.spec.objective);
-  if (best >= 0) st.best_trial = st.trials[best].name;
-  std::string reason;
-  st.phase = sweep::DecideSweepPhase(sw.spec, total, st.trials, &reason);
-  if (!st.start_time && !st.trials.empty()) st.start_time = now;
-  const bool finished =
-      st.phase == sweep::SweepPhase::kSucceeded || st.phase == sweep::SweepPhase::kFailed;
-  if (finished && !st.completion_time) st.completion_time = now;
-  SetConditions(st.phase, reason, now, &st.conditions);
-  st.observed_generation = sw.generation;
+  if (sw.spec.median_stopping) StopByMedian(sw, jobs, &history, &rows, &actions.stop);
+  StopIfFailed(sw, total, jobs, &rows, &actions.stop);
+  CreateTrials(sw, assignments, jobs, &rows, &actions.create);
+  actions.status = NewStatus(sw, total, rows, &history, now);
   *out = std::move(actions);
   return Status::Ok();
 }

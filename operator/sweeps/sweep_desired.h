@@ -25,11 +25,11 @@
 // unfinished trial is stopped the same way, with the reason in its row's message, and none is
 // created.
 //
-// Status rows: the phase from the job's (Pending, Running/Restarting -> Running, Succeeded,
-// Failed, Suspended -> Stopped); epochs, best validation loss/accuracy and the times to goal are
-// the best of the old row and the job's status.progress, so nothing recorded is ever lost (also
-// when a trial job is gone: its row is kept; a Running one becomes Failed). wallSeconds is set
-// once the job has finished (a status that changed with the clock would be rewritten on every
+// Status rows (trial_row.h): the phase from the job's (Pending, Running/Restarting -> Running,
+// Succeeded, Failed, Suspended -> Stopped); epochs, best validation loss/accuracy and the times to
+// goal are the best of the old row and the job's status.progress, so nothing recorded is ever lost
+// (also when a trial job is gone: its row is kept; a Running one becomes Failed). wallSeconds is
+// set once the job has finished (a status that changed with the clock would be rewritten on every
 // pass). Time to goal:
 // progress.goalReachedTrainingSeconds; wall time to goal: progress.goalReachedTime - the job's
 // status.startTime.

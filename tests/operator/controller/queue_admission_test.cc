@@ -5,6 +5,7 @@
 #include "operator/api/conditions.h"
 #include "operator/jobs/lifecycle.h"
 #include "operator/kueue/pod_quota.h"
+#include "operator/kueue/workload_pods_ready.h"
 #include "tests/operator/controller/test_job.h"
 
 namespace petname::controller {
