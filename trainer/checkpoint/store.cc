@@ -3,8 +3,6 @@
 #include <stdlib.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cstdio>
 #include <filesystem>
 
 #include "common/file_util.h"
@@ -19,7 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kManifest = "manifest.json";
 constexpr const char* kLatest = "latest";
 constexpr const char* kStagingPrefix = ".staging-";
 
@@ -68,20 +65,6 @@ void RecoverStaging(const std::string& root, const Owner& owner) {
     }
     if (StagingBelongsTo(name, tag)) fs::remove_all(path, ec);
   }
-}
-
-// The owner recorded in the checkpoint directory `name` under `root`; false when its manifest
-// is unreadable or does not verify with `key`.
-bool ReadOwner(const std::string& root, const std::string& name, const std::string& key,
-               Owner* owner) {
-  std::string text;
-  Manifest m;
-  if (!ReadCheckpointFile(root, name + "/" + kManifest, kMaxManifestBytes, &text).ok() ||
-      !ParseManifest(text, key, &m).ok()) {
-    return false;
-  }
-  *owner = m.owner;
-  return true;
 }
 
 // The sha256 of the checkpoint file root/`name` (ReadCheckpointFile's rules), streamed.
@@ -144,71 +127,6 @@ Status Verify(const std::string& root, const std::string& prefix, const std::str
 }
 
 }  // namespace
-
-Status ReadCheckpointFile(const std::string& dir, const std::string& name, int64_t max_bytes,
-                          std::string* out) {
-  UntrustedFileRules rules;
-  rules.max_bytes = max_bytes;
-  rules.what = "checkpoint file";
-  Status st = ReadUntrustedFileIn(dir, name, rules, out);
-  // A checkpoint file that is not a regular one of a sane size is damage, not a usage error.
-  if (st.code() == Status::Code::kInvalidArgument) return Status::Corruption(st.message());
-  return st;
-}
-
-std::string EpochDirName(int64_t epoch) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "epoch-%06lld", static_cast<long long>(epoch));
-  return buf;
-}
-
-bool ParseEpochDirName(const std::string& name, int64_t* epoch) {
-  constexpr size_t kPrefix = 6;  // "epoch-"
-  if (name.size() < kPrefix + 6 || name.compare(0, kPrefix, "epoch-") != 0) return false;
-  if (!std::all_of(name.begin() + kPrefix, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return false;
-  int64_t value = 0;
-  const char* end = name.data() + name.size();
-  const auto [at, error] = std::from_chars(name.data() + kPrefix, end, value);
-  if (error != std::errc() || at != end || EpochDirName(value) != name) return false;
-  *epoch = value;
-  return true;
-}
-
-std::vector<std::string> DirsBeyondKeep(const std::vector<std::string>& oldest_first, int keep) {
-  size_t k = keep < 0 ? 0 : static_cast<size_t>(keep);
-  if (oldest_first.size() <= k) return {};
-  return {oldest_first.begin(), oldest_first.end() - static_cast<std::ptrdiff_t>(k)};
-}
-
-std::vector<std::string> ListCheckpoints(const std::string& root) {
-  std::vector<std::pair<int64_t, std::string>> found;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(root, ec)) {
-    int64_t epoch = 0;
-    std::string name = entry.path().filename().string();
-    if (entry.symlink_status(ec).type() == fs::file_type::directory &&
-        ParseEpochDirName(name, &epoch)) {
-      found.emplace_back(epoch, name);
-    }
-  }
-  std::sort(found.begin(), found.end());
-  std::vector<std::string> names;
-  for (auto& f : found) names.push_back(std::move(f.second));
-  return names;
-}
-
-std::vector<std::string> ListOwnedCheckpoints(const std::string& root, const Owner& owner,
-                                              const std::string& key) {
-  std::vector<std::string> owned;
-  for (std::string& name : ListCheckpoints(root)) {
-    Owner have;
-    if (ReadOwner(root, name, key, &have) && BelongsTo(have, owner)) {
-      owned.push_back(std::move(name));
-    }
-  }
-  return owned;
-}
 
 Status CheckpointWriter::Begin(const std::string& root, int64_t epoch, CheckpointWriter* out,
                                const Owner& owner, const std::string& key) {
@@ -303,11 +221,6 @@ Status CheckpointWriter::Commit(Manifest manifest, int keep) {
 Status CheckWritable(const std::string& root, const Owner& owner) {
   CheckpointWriter probe;
   return CheckpointWriter::Begin(root, 0, &probe, owner, /*key=*/"");
-}
-
-bool ClaimedOwner(const std::string& root, Owner* owner) {
-  const std::vector<std::string> names = ListCheckpoints(root);
-  return !names.empty() && ReadOwner(root, names.back(), /*key=*/"", owner);
 }
 
 Status VerifyFiles(const std::string& dir, const Manifest& manifest) {

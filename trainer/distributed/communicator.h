@@ -1,7 +1,8 @@
 // The process group of a data-parallel job: rendezvous through the sealed store hosted by rank 0
 // (store_server.h; every rank reaches it through sealed_store.h), then Gloo (builds whose
 // LibTorch ships gloo headers) or NCCL (CUDA builds) collectives. This header and
-// communicator.cc are the only places that know c10d; everything else sees tensors and Status.
+// communicator.cc (with rendezvous.h and sealed_store.h, which they build on) are the only places
+// that know c10d; everything else sees tensors and Status.
 //
 // Contract:
 //  - Connect() blocks until all world_size ranks have joined. A worker whose master does

@@ -19,11 +19,8 @@
 // kMaxBodyBytes: a larger one refuses the connection before anything is allocated), the body,
 // and HMAC(key, direction, message number, body) as 64 hex digits. A message altered, dropped,
 // reordered or replayed on the wire fails its MAC. With an empty secret (ranks started by hand
-// without one) every step is the same, and anyone can compute it.
-//
-// A request names an operation and its keys, values and number (the delta of kAdd, the timeout
-// in milliseconds of kWait, 0 for none); a reply has a code, a value and a number. Keys are at
-// most kMaxKeyBytes, values at most kMaxValueBytes.
+// without one) every step is the same, and anyone can compute it. The bodies are requests and
+// replies (store_message.h).
 #pragma once
 
 #include <cstddef>
@@ -31,7 +28,8 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
+
+#include "trainer/distributed/store_message.h"
 
 namespace petname::dist::store {
 
@@ -45,51 +43,7 @@ inline constexpr size_t kAnswerBytes = kMacBytes;
 // What the server answers a client whose MAC did not verify, padded to kAnswerBytes.
 inline constexpr char kRefusedAnswer[] = "refused: not the job's rendezvous secret";
 
-inline constexpr size_t kMaxKeyBytes = 4096;
-inline constexpr size_t kMaxValueBytes = size_t{1} << 20;
-// A body holds at most two values (kCompareSet) and keys up to the rest.
-inline constexpr size_t kMaxBodyBytes = 2 * kMaxValueBytes + size_t{64} * 1024;
 inline constexpr size_t kLengthBytes = 4;
-
-enum class Op : uint8_t {
-  kSet = 1,         // keys[0] = value
-  kGet = 2,         // keys[0]'s value, or kMissing
-  kAdd = 3,         // keys[0] (a decimal integer, 0 when absent) += number; the sum
-  kCompareSet = 4,  // keys[0] = value if it holds `expected` (or is absent and expected is
-                    // empty); the value it then holds, or `expected` when absent
-  kDelete = 5,      // number 1 when keys[0] existed
-  kCheck = 6,       // number 1 when every key exists
-  kNumKeys = 7,     // the number of keys
-  kWait = 8,        // kOk once every key exists, kTimeout after `number` ms (0: never)
-};
-
-struct Request {
-  Op op = Op::kGet;
-  std::vector<std::string> keys;
-  std::string value;
-  std::string expected;
-  int64_t number = 0;
-};
-
-enum class Code : uint8_t { kOk = 1, kMissing = 2, kTimeout = 3, kError = 4 };
-
-struct Reply {
-  Code code = Code::kOk;
-  std::string value;  // kError: the reason
-  int64_t number = 0;
-};
-
-// A request of `op` on `keys`, with `value` and `number` (Request's fields).
-Request MakeRequest(Op op, std::vector<std::string> keys, std::string value = "",
-                    int64_t number = 0);
-
-std::string EncodeRequest(const Request& request);
-// False, with *why, for a body that is not a request of a known operation with the keys it
-// takes, or whose keys or values are over their limits.
-bool DecodeRequest(std::string_view body, Request* request, std::string* why);
-
-std::string EncodeReply(const Reply& reply);
-bool DecodeReply(std::string_view body, Reply* reply, std::string* why);
 
 // One direction of a connection's messages: seals outgoing bodies, or opens incoming ones, each
 // numbered from 0.

@@ -1,8 +1,6 @@
 #include "trainer/distributed/store_server.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -13,10 +11,10 @@
 #include <cstring>
 #include <list>
 #include <map>
-#include <mutex>
 #include <vector>
 
 #include "trainer/distributed/peer_check.h"
+#include "trainer/distributed/store_listener.h"
 #include "trainer/distributed/store_protocol.h"
 #include "trainer/distributed/store_table.h"
 
@@ -25,7 +23,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using store::Code;
+using store::Listen;
 using store::Op;
+using store::PeerName;
 using store::Reply;
 using store::Request;
 using store::ServerSession;
@@ -33,64 +33,6 @@ using store::ServerSession;
 constexpr auto kNever = Clock::time_point::max();
 // What one connection may have received and not yet used: one whole message.
 constexpr size_t kMaxPending = store::kLengthBytes + store::kMaxBodyBytes + store::kMacBytes;
-
-// "ADDRESS:PORT" of a peer ("[ADDRESS]:PORT" for IPv6; IPv4 mapped into IPv6 as plain IPv4), and
-// the address alone in *ip.
-std::string PeerName(const sockaddr_storage& addr, std::string* ip) {
-  char text[INET6_ADDRSTRLEN] = {};
-  int port = 0;
-  bool v6 = false;
-  if (addr.ss_family == AF_INET) {
-    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&addr);
-    inet_ntop(AF_INET, &v4->sin_addr, text, sizeof(text));
-    port = ntohs(v4->sin_port);
-  } else if (addr.ss_family == AF_INET6) {
-    const auto* a6 = reinterpret_cast<const sockaddr_in6*>(&addr);
-    if (IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr)) {
-      inet_ntop(AF_INET, &a6->sin6_addr.s6_addr[12], text, sizeof(text));
-    } else {
-      inet_ntop(AF_INET6, &a6->sin6_addr, text, sizeof(text));
-      v6 = true;
-    }
-    port = ntohs(a6->sin6_port);
-  }
-  *ip = text;
-  return (v6 ? "[" + *ip + "]" : *ip) + ":" + std::to_string(port);
-}
-
-// A listening socket on every interface (IPv6 with IPv4 mapped, else IPv4) at `port`; -1 with
-// errno set when it cannot be bound.
-int Listen(int port) {
-  for (int family : {AF_INET6, AF_INET}) {
-    const int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) continue;
-    const int on = 1, off = 0;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
-    sockaddr_storage addr{};
-    socklen_t len = 0;
-    if (family == AF_INET6) {
-      setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
-      auto* a6 = reinterpret_cast<sockaddr_in6*>(&addr);
-      a6->sin6_family = AF_INET6;
-      a6->sin6_addr = in6addr_any;
-      a6->sin6_port = htons(static_cast<uint16_t>(port));
-      len = sizeof(sockaddr_in6);
-    } else {
-      auto* a4 = reinterpret_cast<sockaddr_in*>(&addr);
-      a4->sin_family = AF_INET;
-      a4->sin_addr.s_addr = htonl(INADDR_ANY);
-      a4->sin_port = htons(static_cast<uint16_t>(port));
-      len = sizeof(sockaddr_in);
-    }
-    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0 && listen(fd, 256) == 0) return fd;
-    const int err = errno;
-    close(fd);
-    errno = err;
-    // Another error than a missing IPv6 (the port is taken, say) is the answer.
-    if (family == AF_INET6 && err != EAFNOSUPPORT && err != EADDRNOTAVAIL) return -1;
-  }
-  return -1;
-}
 
 struct Connection {
   Connection(int f, std::string p, std::string i, const std::string& secret, std::string nonce)
@@ -113,7 +55,7 @@ struct Connection {
 }  // namespace
 
 struct StoreServer::Loop {
-  explicit Loop(const StoreServerOptions& o) : options(o), table(o.max_bytes) {}
+  explicit Loop(const StoreServerOptions& o) : options(o), table(o.max_bytes), refusals(o.log) {}
 
   void Run();
   void Accept(Clock::time_point now);
@@ -139,8 +81,7 @@ struct StoreServer::Loop {
   size_t handshaking = 0;
   size_t proven = 0;
   std::map<std::string, size_t> per_peer;  // handshaking, by address
-  mutable std::mutex refusals_mutex;
-  StoreRefusals refusals;
+  store::RefusalLog refusals;
 };
 
 void StoreServer::Loop::Close(Connection& c, const std::string& why) {
@@ -156,16 +97,7 @@ void StoreServer::Loop::Close(Connection& c, const std::string& why) {
     --handshaking;
     if (--per_peer[c.ip] == 0) per_peer.erase(c.ip);
   }
-  if (why.empty()) return;
-  // Logged under the lock, so that a refusal is counted (refusals()) once its line is out.
-  std::lock_guard<std::mutex> lock(refusals_mutex);
-  const size_t count = ++refusals.count;
-  refusals.last_peer = c.peer;
-  refusals.last_why = why;
-  if (!options.log || count > kLoggedRefusals + 1) return;
-  options.log(count <= kLoggedRefusals
-                  ? "rendezvous store: refused the connection from " + c.peer + ": " + why
-                  : "rendezvous store: further refusals are counted, not logged");
+  if (!why.empty()) refusals.Record(c.peer, why);
 }
 
 void StoreServer::Loop::Receive(Connection& c) {
@@ -379,9 +311,6 @@ StoreServer::~StoreServer() {
   close(loop_->wake[1]);
 }
 
-StoreRefusals StoreServer::refusals() const {
-  std::lock_guard<std::mutex> lock(loop_->refusals_mutex);
-  return loop_->refusals;
-}
+StoreRefusals StoreServer::refusals() const { return loop_->refusals.Get(); }
 
 }  // namespace petname::dist

@@ -28,6 +28,7 @@
 #include <thread>
 
 #include "common/status.h"
+#include "trainer/distributed/store_refusals.h"
 
 namespace petname::dist {
 
@@ -41,15 +42,6 @@ struct StoreServerOptions {
   std::chrono::milliseconds handshake_timeout{10000};
   std::chrono::milliseconds message_timeout{30000};
   std::function<void(const std::string& line)> log;  // may be empty
-};
-
-// Refusals logged through StoreServerOptions::log; later ones are only counted.
-inline constexpr size_t kLoggedRefusals = 10;
-
-struct StoreRefusals {
-  size_t count = 0;
-  std::string last_peer;  // "ADDRESS:PORT" of the last connection refused
-  std::string last_why;
 };
 
 class StoreServer {
