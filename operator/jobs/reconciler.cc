@@ -90,7 +90,7 @@ Status Reconciler::Reconcile(const std::string& key, int64_t* requeue_after) {
   if (refused) return Status::Ok();  // its Workload is finished: that change fails the job
 
   // 4. Act.
-  const Status acted = Act(key, job, plan, seen, &actions);
+  Status acted = Act(key, job, plan, seen, &actions);
   *requeue_after = NextPass(plan.requeue_after, seen.orphans_in);
   return acted;
 }
