@@ -5,9 +5,10 @@
 // of its checkpoints, and PETNAME_RENDEZVOUS_SECRET, which authenticates the rendezvous). Neither
 // spec.env nor spec.template's trainer container may set one: a duplicate name in a container's
 // env takes the last value, so such an entry could give a job another job's identity or switch
-// the rendezvous check off. OMP_NUM_THREADS is not reserved: spec.env may set it (jobs/desired.h,
-// RankThreads); nor is PETNAME_KATIB_METRICS_FILE, a trainer setting the operator never sets
-// (docs/operations.md, "Katib": a trial job names the file Katib's collector reads).
+// the rendezvous check off. OMP_NUM_THREADS is not reserved: spec.env may set it
+// (jobs/train_args.h, RankThreads); nor is PETNAME_KATIB_METRICS_FILE, a trainer setting the
+// operator never sets (docs/operations.md, "Katib": a trial job names the file Katib's collector
+// reads).
 //
 // This list is the one source of truth: the CRDs' CEL rules on spec.env and on the template's
 // trainer env must read as ReservedEnvCel says (tests/operator/api/reserved_env_test.cc), and

@@ -6,7 +6,7 @@
 #include "operator/api/job.h"
 #include "operator/api/pod.h"
 #include "operator/api/sweep.h"
-#include "operator/jobs/desired.h"
+#include "operator/jobs/rank_pod.h"
 #include "operator/kube/object.h"
 #include "operator/kueue/workload.h"
 

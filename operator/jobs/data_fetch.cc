@@ -1,6 +1,6 @@
 #include "operator/jobs/data_fetch.h"
 
-#include "operator/jobs/desired.h"
+#include "operator/jobs/rank_pod.h"
 
 namespace petname::controller {
 namespace {

@@ -7,8 +7,8 @@
 //    cannot be created or run (CreateContainerConfigError, CreateContainerError,
 //    RunContainerError, PreStartHookError). These wait for a change to the job or the cluster (the
 //    image's name, a Secret, a ConfigMap), so the job fails once one has lasted
-//    runPolicy.startErrorTimeoutSeconds (lifecycle.h). The first such container in status order
-//    (init containers first) is the one reported;
+//    runPolicy.startErrorTimeoutSeconds (rank_readiness.h). The first such container in status
+//    order (init containers first) is the one reported;
 //  - else it has PodScheduled=False with reason Unschedulable: reported only, never a failure (an
 //    autoscaler or a queue may still place the pod).
 // Other waiting reasons (ContainerCreating, PodInitializing, ...) are progress, not blocks.

@@ -1,5 +1,5 @@
 // MergePodTemplate: lays a job's pod template (spec.template, api::PodTemplate) over a rank pod
-// the operator rendered (desired.h), the operator's fields winning. Pure.
+// the operator rendered (rank_pod.h), the operator's fields winning. Pure.
 //
 //  - metadata.labels, metadata.annotations: added, except keys the rendered pod already has
 //    (the operator's labels, spec.labels, spec.annotations) and reserved keys (any under
@@ -21,7 +21,7 @@
 // Each exception is a conflict: the template's entry is left out and one message, naming the
 // template field, is returned for it. The CRD refuses most conflicts when a job is created
 // (CEL rules on spec.template); the operator fails a job whose template still conflicts
-// (CheckPodTemplate in desired.h).
+// (CheckPodTemplate in rank_pod.h).
 #pragma once
 
 #include <string>

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "operator/jobs/desired.h"
+#include "operator/jobs/rank_pod.h"
 #include "tests/operator/controller/test_job.h"
 
 namespace petname::api {

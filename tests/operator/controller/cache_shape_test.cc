@@ -9,6 +9,7 @@
 
 #include "operator/api/pod.h"
 #include "operator/jobs/desired.h"
+#include "operator/jobs/rank_pod.h"
 #include "operator/kube/object.h"
 #include "tests/operator/controller/test_job.h"
 

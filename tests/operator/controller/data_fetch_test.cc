@@ -10,6 +10,7 @@
 
 #include "operator/api/conditions.h"
 #include "operator/jobs/desired.h"
+#include "operator/jobs/rank_pod.h"
 #include "operator/jobs/lifecycle.h"
 #include "operator/jobs/pod_failure.h"
 #include "tests/operator/controller/test_job.h"

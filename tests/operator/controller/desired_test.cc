@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "operator/jobs/gang.h"
+#include "operator/jobs/rendezvous_secret.h"
 #include "operator/kube/object.h"
 #include "tests/operator/controller/test_job.h"
 

@@ -4,6 +4,7 @@
 
 #include "operator/api/conditions.h"
 #include "operator/jobs/lifecycle.h"
+#include "operator/jobs/rank_pod.h"
 #include "operator/kube/time.h"
 #include "tests/operator/controller/test_job.h"
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "operator/api/conditions.h"
+#include "operator/jobs/gang_restart.h"
 #include "operator/jobs/rank_logs.h"
 #include "operator/kube/time.h"
 #include "tests/operator/controller/test_job.h"

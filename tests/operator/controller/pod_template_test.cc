@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "operator/jobs/desired.h"
+#include "operator/jobs/rank_pod.h"
 #include "operator/kube/object.h"
 #include "tests/operator/controller/test_job.h"
 
