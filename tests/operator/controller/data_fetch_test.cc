@@ -10,9 +10,9 @@
 
 #include "operator/api/conditions.h"
 #include "operator/jobs/desired.h"
-#include "operator/jobs/rank_pod.h"
 #include "operator/jobs/lifecycle.h"
 #include "operator/jobs/pod_failure.h"
+#include "operator/jobs/rank_pod.h"
 #include "tests/operator/controller/test_job.h"
 
 namespace petname::controller {
