@@ -37,7 +37,7 @@ YAML
 doc_run() {
   local script=$WORK/quickstart/blocks-$1-$2.sh
   python3 "$ROOT/tests/e2e/doc_blocks.py" --from "$1" --to "$2" "$ROOT/README.md" \
-    "$ROOT/docs/user-guide.md" >"$script" || return 1
+    $(cd "$ROOT" && find docs -name '*.md' | sort | sed "s|^|$ROOT/|") >"$script" || return 1
   (cd "$WORK/quickstart/repo" && PATH="$PETNAME_BIN:$PATH" KUBECONFIG="$CLUSTER/kubeconfig" \
     bash -x "$script") >>"$WORK/quickstart.log" 2>&1
 }

@@ -274,7 +274,8 @@ def check_paths(problems):
 def main():
     problems = []
     docs = ["README.md"] + sorted(
-        os.path.join("docs", f) for f in os.listdir(os.path.join(ROOT, "docs")) if f.endswith(".md"))
+        os.path.relpath(os.path.join(d, f), ROOT)
+        for d, _, files in os.walk(os.path.join(ROOT, "docs")) for f in files if f.endswith(".md"))
     for rel in docs:
         with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
             text = f.read()
