@@ -300,8 +300,8 @@ YAML
   k delete workload "$(wl_name kc16)" --wait=false >/dev/null
   check "KC16 Workload deleted by hand: kc16 stops (WorkloadDeleted), its pod Terminating" \
     eventually 30 eval 'cond_reason_is kc16 Suspended WorkloadDeleted && terminating kc16-rank-0'
-  check "KC16 the old Workload goes once the grace period is over: kc16w is admitted" \
-    eventually 60 eval 'admitted kc16w && [[ $(wl kc16 .metadata.uid) != '"$old"' ]]'
+  check "KC16 the old Workload goes once the grace period is over: kc16w is admitted, kc16 has a new one" \
+    eventually 60 eval 'admitted kc16w && has_wl kc16 1 && [[ $(wl kc16 .metadata.uid) != '"$old"' ]]'
   new_after_grace() {
     (($(date -d "$(wl kc16 .metadata.creationTimestamp)" +%s) >= $(date -d "$(k get pod kc16-rank-0 -o jsonpath='{.metadata.deletionTimestamp}')" +%s)))
   }
