@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU measurements of docs/benchmarks.md, in one interleaved run on one GPU machine (after
+# The GPU measurements of docs/performance.md, in one interleaved run on one GPU machine (after
 # bench/gpu/build.sh), full Seattle table:
 #   1. throughput: the PyTorch recipe (bench/recipe.py --device cuda) and petname, alternating,
 #      ROUNDS rounds, at batch 4096 and 16384 in fp32 (TF32) and bf16; then petname at 65536

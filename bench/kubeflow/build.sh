@@ -16,7 +16,7 @@
 #       (auto): a local Go older than the module's `go` line fetches golang.org/toolchain from the proxy.
 #   $PETNAME_CACHE/kubeflow/$KUBEFLOW_VERSION/kubeflow.org_pytorchjobs.yaml
 #       the PyTorchJob CRD, from manifests/base/crds/ of the same module zip.
-# Cold build on the 2-core build machine: see docs/benchmarks.md (minutes, not part of CI).
+# Cold build on the 2-core build machine: minutes, not part of CI (docs/contributing/benchmarks.md).
 set -euo pipefail
 
 : "${PETNAME_CACHE:=${HOME:-/root}/.cache/petname}"

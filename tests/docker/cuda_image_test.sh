@@ -25,7 +25,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BIN_DIR=${1:?usage: cuda_image_test.sh CUDA_BIN_DIR CSV}
 CSV=${2:?usage: cuda_image_test.sh CUDA_BIN_DIR CSV}
 CACHE=${PETNAME_CACHE:-$HOME/.cache/petname}/images
-# The ceiling of the image size: 3,746,073,930 bytes measured on 2026-11-25 (docs/benchmarks.md),
+# The ceiling of the image size: 3,746,073,930 bytes measured on 2026-11-25 (docs/performance.md),
 # about 3.3 GB of it the CUDA and LibTorch libraries. A copy of the headers, the static libraries
 # or a second LibTorch would cross it.
 MAX_BYTES=4000000000

@@ -30,7 +30,7 @@
 # kq-queued resized and its Workload deleted) are held (their rank containers paused, e2e_test.sh's
 # hold) from a checkpoint until the blow has landed, so that none of them can finish first however
 # fast the machine trains.
-# Timings for docs/benchmarks.md: admission to all ranks running, and eviction to no rank pod.
+# Timings for docs/performance.md: admission to all ranks running, and eviction to no rank pod.
 
 # shellcheck source-path=SCRIPTDIR source=../support/kueue.sh
 source "$ROOT/tests/support/kueue.sh"

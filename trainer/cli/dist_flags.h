@@ -26,7 +26,7 @@ struct DistFlags {
   // The model's gradients total ~1.9 MB. PyTorch's 25 MB default would put them all in one
   // bucket, started only after backward ends (no overlap); 1 MB gives two buckets, the first
   // (head, layers 3 and 2) all-reduced while layers 1 and 0 run backward. Smaller buckets
-  // measured worse on CPU (more Gloo round trips competing with compute): docs/benchmarks.md.
+  // measured worse on CPU (more Gloo round trips competing with compute): docs/performance.md.
   double bucket_mb = 1;
   bool no_overlap = false;
   bool drop_last = false;
