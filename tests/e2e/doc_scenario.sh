@@ -8,7 +8,7 @@
 # the documented names (a registry's job) and two hostPath PersistentVolumes bound to the
 # documented claims (a storage provisioner's job). The documented `helm install` replaces the
 # release scenario 1 installed. Blocks 10-89 run, the results are checked, then the documented
-# uninstall (90-99) runs and is checked. The user guide's Kueue example (65-66) needs Kueue next
+# uninstall (90-99) runs and is checked. The Kueue example (65-66, docs/tasks/kueue.md) needs Kueue next
 # to the API server: scenario 12 leaves it running, else kueue-up.sh starts it first. In between,
 # examples/gpu-job.yaml is applied for real: the
 # operator must accept it and report its pods Unschedulable (the node has no GPU).
@@ -52,9 +52,9 @@ scenario_11() {
     "${CTR[@]}" images tag --force "$image" "${image%:*}:dev" >>"$CHECKS_LOG" 2>&1 ||
       { stop "tag $image as ${image%:*}:dev in the node's containerd"; return 0; }
   done
-  if ! kueue_running; then  # scenario 12 leaves it running; the user guide's Kueue example needs it
+  if ! kueue_running; then  # scenario 12 leaves it running; the Kueue example needs it
     "$ROOT/tests/cluster/kueue-up.sh" "$CLUSTER" >>"$CHECKS_LOG" 2>&1 ||
-      { stop "Kueue started for the user guide's Kueue example (kueue-up.sh)"; return 0; }
+      { stop "Kueue started for the Kueue example of docs/tasks/kueue.md (kueue-up.sh)"; return 0; }
   fi
   doc_volume petname-data
   doc_volume petname-checkpoints

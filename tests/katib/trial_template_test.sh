@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Katib Experiment of docs/operations.md ("Katib") against a REAL kube-apiserver with the CRDs:
+# The Katib Experiment of docs/tasks/katib.md against a REAL kube-apiserver with the CRDs:
 # its ConfigMap trial template, with each ${trialParameters.X} replaced as Katib does (as text) by
 # a value of the parameter it references, named as Katib names a Trial's job (the Experiment's
 # name, '-', 8 characters), passes a server-side dry run; the same job with a parameter as a
@@ -37,10 +37,9 @@ result() { # NAME OK OUTPUT
 
 # The trial jobs Katib would create: the template with values (numbers as YAML text), then the
 # same with the first parameter quoted.
-python3 - "$ROOT/docs/operations.md" "$DIR" <<'PY'
+python3 - "$ROOT/docs/tasks/katib.md" "$DIR" <<'PY'
 import re, sys, yaml
-text = open(sys.argv[1]).read()
-section = text[text.index("### Katib"):text.index("## Upgrades")]
+section = open(sys.argv[1]).read()
 docs = next(d for b in re.findall(r"```yaml\n(.*?)```", section, re.S)
             for d in [list(yaml.safe_load_all(b))] if any(x["kind"] == "Experiment" for x in d))
 cm = next(d for d in docs if d["kind"] == "ConfigMap")

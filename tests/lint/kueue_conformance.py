@@ -5,11 +5,12 @@
 - The suite: tests/operator/integration/kueue_conformance_test.sh. Its scenarios are the IDs KCnn
   that begin the names of its checks (`check "KCnn ..."`, or `need "KCnn ..."` for one that ends
   its scenario when it fails).
-- docs/testing.md, section "## Kueue conformance": a table | Kueue's case | scenario | result |.
+- docs/contributing/testing.md (docs/testing.md while that page has not moved), section
+  "## Kueue conformance": a table | Kueue's case | scenario | result |.
   Every scenario of the suite has a row; every KCnn a row names is one of the suite's; a row that
   names no scenario ("—") has a result that starts with "difference:" or "not ported:" and gives a
   reason; a row that names one has a result that starts with "pass" or "difference:".
-- docs/user-guide.md, section "### What is supported" (in "## Queues and quotas (Kueue)"): a table
+- docs/tasks/kueue.md, section "## What is supported": a table
   | Kueue | PetNameTrainingJob | scenarios |. Its second column starts with "yes", "partly" or
   "no"; a "yes" or "partly" row names at least one scenario; every KCnn it names is one of the
   suite's, and every scenario of the suite is named by some row, so that the table of what is
@@ -22,8 +23,10 @@ import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SUITE = os.path.join(ROOT, "tests", "operator", "integration", "kueue_conformance_test.sh")
-TESTING = os.path.join(ROOT, "docs", "testing.md")
-GUIDE = os.path.join(ROOT, "docs", "user-guide.md")
+TESTING = next((p for p in (os.path.join(ROOT, "docs", "contributing", "testing.md"),
+                             os.path.join(ROOT, "docs", "testing.md")) if os.path.exists(p)),
+               os.path.join(ROOT, "docs", "contributing", "testing.md"))
+GUIDE = os.path.join(ROOT, "docs", "tasks", "kueue.md")
 ID = re.compile(r"\bKC\d\d\b")
 
 
@@ -90,29 +93,30 @@ def against_suite(doc, table, rows, column, ids, findings):
 
 
 def check_testing(ids, findings):
+    doc = os.path.relpath(TESTING, ROOT)
     rows = table_rows(section(read(TESTING), "## Kueue conformance", TESTING, findings), 3)
     if not rows:
-        findings.append("docs/testing.md: the Kueue conformance table has no rows")
+        findings.append(f"{doc}: the Kueue conformance table has no rows")
     for case, scenario, result in rows:
         found = set(ID.findall(scenario))
         if found and not re.match(r"(pass|difference:)", result):
-            findings.append(f"docs/testing.md: row '{case[:60]}' names {scenario} but its result is '{result[:40]}'")
+            findings.append(f"{doc}: row '{case[:60]}' names {scenario} but its result is '{result[:40]}'")
         if not found and not re.match(r"(difference|not ported): \S", result):
-            findings.append(f"docs/testing.md: row '{case[:60]}' has no scenario and no reason why")
-    against_suite("docs/testing.md", "the Kueue conformance table", rows, 1, ids, findings)
+            findings.append(f"{doc}: row '{case[:60]}' has no scenario and no reason why")
+    against_suite(doc, "the Kueue conformance table", rows, 1, ids, findings)
 
 
 def check_guide(ids, findings):
-    kueue = section(read(GUIDE), "## Queues and quotas (Kueue)", GUIDE, findings)
-    rows = table_rows(section("\n".join(kueue), "### What is supported", GUIDE, findings), 3)
+    doc = os.path.relpath(GUIDE, ROOT)
+    rows = table_rows(section(read(GUIDE), "## What is supported", GUIDE, findings), 3)
     if not rows:
-        findings.append("docs/user-guide.md: the table of what is supported has no rows")
+        findings.append(f"{doc}: the table of what is supported has no rows")
     for feature, support, scenarios in rows:
         if not re.match(r"(yes|partly|no)\b", support):
-            findings.append(f"docs/user-guide.md: '{feature[:60]}': '{support[:20]}' is not yes, partly or no")
+            findings.append(f"{doc}: '{feature[:60]}': '{support[:20]}' is not yes, partly or no")
         if re.match(r"(yes|partly)\b", support) and not ID.search(scenarios):
-            findings.append(f"docs/user-guide.md: '{feature[:60]}' is supported but names no scenario")
-    against_suite("docs/user-guide.md", "'What is supported'", rows, 2, ids, findings)
+            findings.append(f"{doc}: '{feature[:60]}' is supported but names no scenario")
+    against_suite(doc, "'What is supported'", rows, 2, ids, findings)
 
 
 def main():
