@@ -7,7 +7,7 @@
 // env takes the last value, so such an entry could give a job another job's identity or switch
 // the rendezvous check off. OMP_NUM_THREADS is not reserved: spec.env may set it
 // (jobs/train_args.h, RankThreads); nor is PETNAME_KATIB_METRICS_FILE, a trainer setting the
-// operator never sets (docs/operations.md, "Katib": a trial job names the file Katib's collector
+// operator never sets (docs/tasks/katib.md: a trial job names the file Katib's collector
 // reads).
 //
 // This list is the one source of truth: the CRDs' CEL rules on spec.env and on the template's
