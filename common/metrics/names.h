@@ -1,7 +1,7 @@
 // The names of the trainer's Prometheus metrics: one place for the trainer, which exports them
 // (trainer/metrics/training_metrics.cc), and the operator, which reads rank 0's into
 // status.progress (operator/progress/trainer_progress.cc). The chart's rules and dashboard
-// query the same names (docs/observability.md); tests/observability runs them against a real
+// query the same names (docs/reference/metrics.md); tests/observability runs them against a real
 // trainer. Histograms add _bucket, _sum and _count to their name.
 #pragma once
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The size rules of the product's C++ (trainer/, operator/, common/; docs/architecture.md):
+"""The size rules of the product's C++ (trainer/, operator/, common/;
+docs/contributing/code-layout.md):
 
   - a room (a source file and its header: X.cc + X.h, or a lone file) has at most 400 lines;
   - a function has at most 80 lines, as lizard (a pinned PyPI package, scripts/setup) measures
@@ -60,8 +61,8 @@ def main():
     for failure in failures:
         print(f"sizes: {failure}", file=sys.stderr)
     if failures:
-        print(f"sizes: {len(failures)} over the limits; split by concept (docs/architecture.md)",
-              file=sys.stderr)
+        print(f"sizes: {len(failures)} over the limits; split by concept "
+              "(docs/contributing/code-layout.md)", file=sys.stderr)
         return 1
     print(f"sizes: {len(rooms)} rooms, {functions} functions within the limits; the largest room "
           f"{largest[1]} ({largest[0]} lines), the longest function {longest[1]} "

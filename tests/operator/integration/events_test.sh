@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Repeated failures make one Event, counted (docs/faults.md). A job whose sidecar breaks the
+# Repeated failures make one Event, counted (docs/contributing/faults.md). A job whose sidecar breaks the
 # namespace's restricted Pod Security standard has every pod create refused (403) by the real API
 # server, on every retry; each refusal is recorded as a Warning FailedCreate on the job. Like
 # client-go's EventCorrelator, the operator patches the first Event's count instead of creating a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A paged list that expires mid-way (docs/faults.md). A sweep's two trials run; the operator
+# A paged list that expires mid-way (docs/contributing/faults.md). A sweep's two trials run; the operator
 # stops; 500 more PetNameTrainingJobs labelled with the sweep's name (suspended, not its trials)
 # make both job lists (the job controller's, and the sweep controller's by label) many pages
 # long. The operator restarts behind fault_proxy.py, which answers the first page 2 of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# API server throttling by the real API Priority and Fairness (docs/faults.md). The operator
+# API server throttling by the real API Priority and Fairness (docs/contributing/faults.md). The operator
 # runs as a user of its own whose writes a FlowSchema sends to a priority level with zero nominal
 # seats that rejects (limitResponse Reject); seat_hog.py keeps one request of that priority level
 # executing, so the real kube-apiserver answers the operator's writes with 429 and Retry-After

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# API server throttling and errors (docs/faults.md). The operator talks to the real
+# API server throttling and errors (docs/contributing/faults.md). The operator talks to the real
 # kube-apiserver through fault_proxy.py, which answers its writes with faults while reads and
 # watches pass; the test's own kubectl goes to the API server directly. A job is created while:
 #   1. every write gets 429 with Retry-After: 1 (as API Priority and Fairness rejects);

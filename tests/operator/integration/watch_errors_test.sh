@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Watch errors other than 410 (docs/faults.md). Behind fault_proxy.py, the operator's first
+# Watch errors other than 410 (docs/contributing/faults.md). Behind fault_proxy.py, the operator's first
 # watch of each collection gets a line that is not a watch event; after a restart of the
 # operator, its first watches break off in the middle of the stream instead. Each time the
 # informers must list again (after a backoff) and watch again: a job created afterwards is

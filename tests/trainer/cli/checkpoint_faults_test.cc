@@ -1,4 +1,4 @@
-// Faults of the checkpoint directory through the real binary (docs/faults.md): a
+// Faults of the checkpoint directory through the real binary (docs/contributing/faults.md): a
 // volume that fills up while training, a directory that cannot be written at start-up, and a
 // newest checkpoint truncated by a writer that was killed mid-write.
 #include <fcntl.h>

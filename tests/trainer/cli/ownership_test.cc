@@ -1,4 +1,4 @@
-// Two runs pointed at one checkpoint directory (docs/faults.md): checkpoints record
+// Two runs pointed at one checkpoint directory (docs/contributing/faults.md): checkpoints record
 // their owner and settings; a run resumes, cleans up and prunes only its own.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // What someone who can write a checkpoint directory (another tenant of a shared claim, or the
 // owner of a directory the trainer was pointed at) can plant there, through the real binary
-// (docs/faults.md):
+// (docs/contributing/faults.md):
 //  - a format-1 model.pt whose loading runs code (a TorchScript __setstate__ that prints a line
 //    and overwrites a file), or a few hundred KB that inflate to 128 MiB: never loaded;
 //  - a model.safetensors whose header lies, or far larger than the model, with its sha256
