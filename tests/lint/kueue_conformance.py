@@ -5,7 +5,7 @@
 - The suite: tests/operator/integration/kueue_conformance_test.sh. Its scenarios are the IDs KCnn
   that begin the names of its checks (`check "KCnn ..."`, or `need "KCnn ..."` for one that ends
   its scenario when it fails).
-- docs/testing.md, section "## Kueue conformance": a table | Kueue's case | scenario | result |.
+- docs/contributing/testing.md, section "## Kueue conformance": a table | Kueue's case | scenario | result |.
   Every scenario of the suite has a row; every KCnn a row names is one of the suite's; a row that
   names no scenario ("—") has a result that starts with "difference:" or "not ported:" and gives a
   reason; a row that names one has a result that starts with "pass" or "difference:".
@@ -22,7 +22,7 @@ import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SUITE = os.path.join(ROOT, "tests", "operator", "integration", "kueue_conformance_test.sh")
-TESTING = os.path.join(ROOT, "docs", "testing.md")
+TESTING = os.path.join(ROOT, "docs", "contributing", "testing.md")
 GUIDE = os.path.join(ROOT, "docs", "user-guide.md")
 ID = re.compile(r"\bKC\d\d\b")
 
@@ -92,14 +92,14 @@ def against_suite(doc, table, rows, column, ids, findings):
 def check_testing(ids, findings):
     rows = table_rows(section(read(TESTING), "## Kueue conformance", TESTING, findings), 3)
     if not rows:
-        findings.append("docs/testing.md: the Kueue conformance table has no rows")
+        findings.append("docs/contributing/testing.md: the Kueue conformance table has no rows")
     for case, scenario, result in rows:
         found = set(ID.findall(scenario))
         if found and not re.match(r"(pass|difference:)", result):
-            findings.append(f"docs/testing.md: row '{case[:60]}' names {scenario} but its result is '{result[:40]}'")
+            findings.append(f"docs/contributing/testing.md: row '{case[:60]}' names {scenario} but its result is '{result[:40]}'")
         if not found and not re.match(r"(difference|not ported): \S", result):
-            findings.append(f"docs/testing.md: row '{case[:60]}' has no scenario and no reason why")
-    against_suite("docs/testing.md", "the Kueue conformance table", rows, 1, ids, findings)
+            findings.append(f"docs/contributing/testing.md: row '{case[:60]}' has no scenario and no reason why")
+    against_suite("docs/contributing/testing.md", "the Kueue conformance table", rows, 1, ids, findings)
 
 
 def check_guide(ids, findings):
