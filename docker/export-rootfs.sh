@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes an image's root filesystem as a tar file, so that the image itself can run on a machine
-# without a container engine (a GPU machine: docs/gpu.md says how to run petname from the
+# without a container engine (a GPU machine: docs/contributing/gpu.md says how to run petname from the
 # unpacked tree with the host's NVIDIA driver).
 #
 #   docker/export-rootfs.sh IMAGE OUTPUT.tar      (e.g. localhost/petname-trainer-cuda:dev)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds petname on a GPU machine against the LibTorch inside its PyTorch wheel (CUDA, NCCL),
 # with the Debian packages from .gpu-kit/debs (bench/gpu/prepare.sh) unpacked into a private
-# root. Needs python3 with torch, cmake, ninja, a CUDA toolkit and g++ (docs/gpu.md); compiles go
+# root. Needs python3 with torch, cmake, ninja, a CUDA toolkit and g++ (docs/contributing/gpu.md); compiles go
 # through ccache where it is installed.
 #
 #   bash bench/gpu/build.sh [BUILD_DIR] [TARGET...]     default: build-gpu, every target

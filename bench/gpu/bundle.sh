@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes the GPU bundle (docs/gpu.md): one folder, and its tarball, that runs petname's GPU checks
+# Makes the GPU bundle (docs/contributing/gpu.md): one folder, and its tarball, that runs petname's GPU checks
 # and benchmarks on a GPU machine with PyTorch 2.11 for CUDA 13 (pip's torch or a LibTorch
 # folder) and nothing else of the project's: no build tools, network or container engine.
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU bundle's launcher: bench/gpu/bundle.sh puts it at the top of the bundle as run.sh
-# (docs/gpu.md). It finds the machine's own LibTorch, checks that it is the torch and CUDA
+# (docs/contributing/gpu.md). It finds the machine's own LibTorch, checks that it is the torch and CUDA
 # version the bundle's petname was built against and that every library petname loads resolves
 # (ldd), all before it runs anything; then it runs bench/gpu/check.sh, the throughput sweep
 # (sweep.sh) and the comparison with the PyTorch recipe (measure.sh), every raw log under one

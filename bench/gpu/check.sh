@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Asserts petname's CUDA path on a GPU machine after bench/gpu/build.sh (docs/gpu.md), or the
+# Asserts petname's CUDA path on a GPU machine after bench/gpu/build.sh (docs/contributing/gpu.md), or the
 # same assertions on the CPU (--device cpu: CI's tests/bench/gpu_check_test.sh). One line per
 # check, `ok NAME: ...` or `FAILED NAME: reason`, then one last line; exit 1 if any failed.
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run on a Debian 12 machine with network access, before building on a GPU machine that has
-# none (docs/gpu.md): puts into .gpu-kit/ (ignored by git) the Debian packages the trainer
+# none (docs/contributing/gpu.md): puts into .gpu-kit/ (ignored by git) the Debian packages the trainer
 # needs beyond the PyTorch wheel, and into data/ the Seattle table (not with --debs-only). The
 # packages are what the trainer-only build (PETNAME_WITH_OPERATOR=OFF) finds: OpenSSL,
 # nlohmann_json, ZLIB, GTest (CMakeLists.txt), cpp-httplib (cmake/httplib.cmake; its

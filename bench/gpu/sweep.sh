@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Training throughput of petname on a GPU over batch sizes, precisions, LSTM implementations
-# and summation modes (docs/gpu.md), full Seattle table: one line per run with the samples/s of
+# and summation modes (docs/tasks/gpu-job.md), full Seattle table: one line per run with the samples/s of
 # the last epoch (the first includes graph capture) and the summary's overall figure. MODES are
 # `default` and `deterministic` (--deterministic: gradient sums in a fixed order). Each run's
 # output and summary stay in OUT_DIR (default: a new temporary folder, printed last); exit 1 when

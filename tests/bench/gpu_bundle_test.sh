@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The GPU bundle (bench/gpu/bundle.sh, docs/gpu.md) without a GPU: made from the CUDA build's
-# petname (for build-torch2/bin/petname by docs/gpu.md's command as written), unpacked from its
+# The GPU bundle (bench/gpu/bundle.sh, docs/contributing/gpu.md) without a GPU: made from the CUDA build's
+# petname (for build-torch2/bin/petname by docs/contributing/gpu.md's command as written), unpacked from its
 # tarball and its launcher run on the CPU against the torch wheel the binary was built with and the
 # CUDA libraries of scripts/cuda-libs, as a GPU machine runs it against its own:
 #   - the folder and the tarball stay under 40 MB; lib/ carries no LibTorch, CUDA, NCCL or C/C++
@@ -22,20 +22,20 @@ checks_workdir petname-gpu-bundle-test
 checks_plan 9
 max_bytes=40000000
 
-# For build-torch2/bin/petname, docs/gpu.md's command as written, in the repository (its default
+# For build-torch2/bin/petname, docs/contributing/gpu.md's command as written, in the repository (its default
 # binary, data and output folder); for another binary, bundle.sh with the test's arguments.
 make=(bash bench/gpu/bundle.sh --petname "$bin" --out "$TMP/made" --data "$csv" --torch-wheel "$wheel"
   --cuda-libs "$cuda_libs")
 what="bench/gpu/bundle.sh --petname $bin"
 if [[ $(realpath "$bin") == "$ROOT/build-torch2/bin/petname" ]]; then
-  documented=$(python3 - "$ROOT/docs/gpu.md" <<'PY'
+  documented=$(python3 - "$ROOT/docs/contributing/gpu.md" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 print(re.search(r"```sh\n(.*?)```", text[text.index("## The GPU bundle"):], re.S).group(1), end="")
 PY
   )
   make=(bash -euo pipefail -c "$documented")
-  what="docs/gpu.md's command for the bundle: ${documented//$'\n'/; }"
+  what="docs/contributing/gpu.md's command for the bundle: ${documented//$'\n'/; }"
 fi
 if (cd "$ROOT" && "${make[@]}") >"$TMP/make.out" 2>"$TMP/make.err"; then
   ok "$what"

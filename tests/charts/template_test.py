@@ -100,7 +100,7 @@ def _stopped_early():
 
 
 def checks_plan(n):
-    """The suite runs n more checks (docs/testing.md counts the plan: tests/lint/testing_counts.py)."""
+    """The suite runs n more checks (docs/contributing/testing.md counts the plan: tests/lint/testing_counts.py)."""
     global planned
     planned += n
 

@@ -11,7 +11,7 @@
 #   - no headers, static libraries, compiler, pip or Python in the image; user 65532;
 #   - the image is below MAX_BYTES (its size is printed);
 #   - docker/export-rootfs.sh's tarball, unpacked, runs `petname --version` through its own
-#     dynamic loader (what docs/gpu.md does on a GPU machine without a container engine).
+#     dynamic loader (what docs/contributing/gpu.md does on a GPU machine without a container engine).
 #
 #   tests/docker/cuda_image_test.sh CUDA_BIN_DIR CSV   (CUDA_BIN_DIR holds a CUDA-enabled petname)
 #

@@ -20,7 +20,7 @@
 #                              $CHECKS_LOG, and on exit removes it when every check passed (else
 #                              names it) and exits as checks_finish says
 #
-# The plans are what docs/testing.md counts (tests/lint/testing_counts.py reads them: integer
+# The plans are what docs/contributing/testing.md counts (tests/lint/testing_counts.py reads them: integer
 # literals, or checks_plan_files with a literal K, DIR relative to "$HERE" or "$ROOT").
 # Sourcing this file records where an unchecked command fails (an ERR trap, inherited by
 # functions), so that a suite stopped by `set -e` names the command.

@@ -5,8 +5,7 @@
 - The suite: tests/operator/integration/kueue_conformance_test.sh. Its scenarios are the IDs KCnn
   that begin the names of its checks (`check "KCnn ..."`, or `need "KCnn ..."` for one that ends
   its scenario when it fails).
-- docs/contributing/testing.md (docs/testing.md while that page has not moved), section
-  "## Kueue conformance": a table | Kueue's case | scenario | result |.
+- docs/contributing/testing.md, section "## Kueue conformance": a table | Kueue's case | scenario | result |.
   Every scenario of the suite has a row; every KCnn a row names is one of the suite's; a row that
   names no scenario ("—") has a result that starts with "difference:" or "not ported:" and gives a
   reason; a row that names one has a result that starts with "pass" or "difference:".
@@ -23,9 +22,7 @@ import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SUITE = os.path.join(ROOT, "tests", "operator", "integration", "kueue_conformance_test.sh")
-TESTING = next((p for p in (os.path.join(ROOT, "docs", "contributing", "testing.md"),
-                             os.path.join(ROOT, "docs", "testing.md")) if os.path.exists(p)),
-               os.path.join(ROOT, "docs", "contributing", "testing.md"))
+TESTING = os.path.join(ROOT, "docs", "contributing", "testing.md")
 GUIDE = os.path.join(ROOT, "docs", "tasks", "kueue.md")
 ID = re.compile(r"\bKC\d\d\b")
 

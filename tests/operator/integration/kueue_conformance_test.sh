@@ -6,7 +6,7 @@
 # maximum execution time of .../controller/core/workload_controller_test.go), each ported as a
 # scenario KCnn against the real API server, the real Kueue v0.17.0 (tests/cluster/kueue-up.sh) and
 # the real petname-operator --kueue, with pods moved through phases by status patches as a kubelet
-# would. docs/testing.md ("Kueue conformance") maps every case of those files to its scenario or
+# would. docs/contributing/testing.md ("Kueue conformance") maps every case of those files to its scenario or
 # to the documented reason it has none; tests/lint/kueue_conformance.py keeps that table, the user
 # guide's table of what is supported and the KCnn scenarios below in step.
 #
