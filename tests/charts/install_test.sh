@@ -167,7 +167,7 @@ check "the operator holds the Lease" eventually 30 lease_held
 # examples/kueue-*.yaml hold Kueue's kinds: its CRDs (tests/cluster/build.sh --kueue caches them).
 [[ -d $PETNAME_KUEUE_DIR/crds ]] || "$ROOT/tests/cluster/build.sh" --kueue >/dev/null
 setup "Kueue $KUEUE_VERSION's CRDs installed" k apply --server-side -f "$PETNAME_KUEUE_DIR/crds/"
-# The kustomize overlays of deploy/ over examples/kustomization.yaml (README.md, "On Kubernetes")
+# The kustomize overlays of deploy/ over examples/kustomization.yaml (docs/getting-started/cluster.md)
 checks_plan 5
 example_files() { find "$ROOT/examples" -maxdepth 1 -name '*.yaml' ! -name kustomization.yaml | sort; }
 every_example() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Offline tests of charts/petname-operator: helm lint, the chart CRDs equal to crds/, and
 `helm template` under several value sets with assertions on the rendered objects (among them
-the PodMonitor and the `helm test` hook), and the chart README's values table against
+the PodMonitor and the `helm test` hook), and docs/reference/helm-values.md's values table against
 values.schema.json and values.yaml.
 
     tests/charts/template_test.py HELM
@@ -20,6 +20,7 @@ import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHART = ROOT / "charts" / "petname-operator"
+VALUES_DOC = ROOT / "docs" / "reference" / "helm-values.md"  # the table of every value
 HELM = sys.argv[1] if len(sys.argv) > 1 else "helm"
 
 # What operator/ does through the API (informers: list + watch; reconciler: create, get on a
@@ -406,7 +407,7 @@ def value_paths(schema, prefix=""):
 
 
 def literal(value):
-    """A values.yaml default as the README writes it."""
+    """A values.yaml default as docs/reference/helm-values.md writes it."""
     if isinstance(value, bool):
         return str(value).lower()
     if value == "":
@@ -419,11 +420,10 @@ def literal(value):
 def test_readme_values():
     schema = json.loads((CHART / "values.schema.json").read_text())
     values = yaml.safe_load((CHART / "values.yaml").read_text())
-    rows = dict(re.findall(r"^\| `([^`]+)` \| ([^|]+) \|", (CHART / "README.md").read_text(),
-                           re.M))
+    rows = dict(re.findall(r"^\| `([^`]+)` \| ([^|]+) \|", VALUES_DOC.read_text(), re.M))
     want = set(value_paths(schema))
-    check("README values table lists every value", want <= set(rows), str(sorted(want - set(rows))))
-    check("README values table lists only values the chart has", set(rows) <= want,
+    check("helm-values.md values table lists every value", want <= set(rows), str(sorted(want - set(rows))))
+    check("helm-values.md values table lists only values the chart has", set(rows) <= want,
           str(sorted(set(rows) - want)))
     wrong = []
     for path, default in rows.items():
@@ -434,8 +434,8 @@ def test_readme_values():
         for key in path.split("."):
             value = value.get(key) if isinstance(value, dict) else None
         if literal(value) != m.group(1):
-            wrong.append(f"{path}: README {m.group(1)}, values.yaml {literal(value)}")
-    check("README defaults equal values.yaml", not wrong, "; ".join(wrong))
+            wrong.append(f"{path}: helm-values.md {m.group(1)}, values.yaml {literal(value)}")
+    check("helm-values.md defaults equal values.yaml", not wrong, "; ".join(wrong))
 
 
 def test_schema_rejects():

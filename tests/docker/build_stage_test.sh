@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The images as README.md builds them (`bash docker/build.sh`: each whole Dockerfile, compiling
+# The images as the quick start builds them (docs/getting-started/cluster.md: `bash docker/build.sh`,
+# each whole Dockerfile compiling
 # in its build stage), checked on this host without building an image:
 # tests/docker/build_stage.py runs each build stage's configure over
 # exactly the files its COPY lines take and checks that its apt-get line installs every package
@@ -19,10 +20,10 @@ source "$ROOT/tests/lib/checks.sh"
 checks_workdir build-stage-test
 
 checks_plan 6
-documented() { # README.md's image build command, as written there
-  grep -qE '^bash docker/build\.sh( +#.*)?$' "$ROOT/README.md"
+documented() { # the quick start's image build command, as written there
+  grep -qE '^bash docker/build\.sh( +#.*)?$' "$ROOT/docs/getting-started/cluster.md"
 }
-check "README.md builds the images with the whole Dockerfiles (bash docker/build.sh)" documented
+check "the quick start builds the images with the whole Dockerfiles (bash docker/build.sh)" documented
 
 for name in operator trainer; do
   check "Dockerfile.$name: its build stage configures over its COPY'd files and installs what that reads" \

@@ -7,7 +7,7 @@ Each block is preceded by an echo naming FILE:LINE, so a failing command is easy
 log. Errors (exit 2, one line): a marker not followed by a ```sh block, an unclosed block, two
 blocks with the same N, no block at all.
 
-  tests/e2e/doc_blocks.py [--from N] [--to N] README.md docs/user-guide.md > quickstart.sh
+  tests/e2e/doc_blocks.py [--from N] [--to N] README.md $(find docs -name '*.md' | sort) > quickstart.sh
 
 --from/--to keep only the blocks with N in that range (inclusive), so a test can look at the
 cluster between two documented steps.

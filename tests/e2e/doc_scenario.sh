@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Scenario 11 of tests/e2e/e2e_test.sh (sourced; uses its helpers): the cluster commands of
-# README.md ("On Kubernetes") and docs/user-guide.md, run verbatim in the order of their
+# Scenario 11 of tests/e2e/e2e_test.sh (sourced; uses its helpers): the cluster commands of the
+# quick start (docs/getting-started/cluster.md) and the task pages, run verbatim in the order of their
 # `<!-- doc-test N -->` markers (tests/e2e/doc_blocks.py), as a user runs them: kubectl and helm
 # on the PATH, the cluster's kubeconfig, the default namespace, the working directory a copy of
 # the repository's charts/, crds/, examples/ and scripts/. What a real cluster
@@ -45,7 +45,7 @@ doc_run() {
 scenario_11() {
   local t0=$SECONDS
   checks_plan 12
-  log "scenario 11: the README's and the user guide's cluster commands, verbatim"
+  log "scenario 11: the quick start's and the task pages' cluster commands, verbatim"
   "$HELM" --kubeconfig "$CLUSTER/kubeconfig" uninstall petname -n "$OP_NS" --wait >>"$CHECKS_LOG" 2>&1 || true
   local image
   for image in "$OPERATOR_IMAGE" "$TRAINER_IMAGE"; do

@@ -41,7 +41,7 @@
 #      Unschedulable and does not fail; a job without a claim warns that its checkpoints die
 #      with its pods.
 #  11. the quick start (tests/e2e/doc_scenario.sh): the cluster commands of README.md and
-#      docs/user-guide.md marked `<!-- doc-test N -->`, run verbatim in order: helm install, data
+#      docs/**/*.md marked `<!-- doc-test N -->`, run verbatim in order: helm install, data
 #      by gzip ConfigMap and by claim, the examples the node can run to Succeeded (the GPU ones
 #      as a server-side dry run), names and the model copied off the cluster, uninstall. Runs
 #      last: it replaces scenario 1's release and its uninstall removes the CRDs.

@@ -242,7 +242,7 @@ void AddOutputFlags(CLI::App* train, TrainFlags* t) {
 CLI::App* AddTrainCommand(CLI::App* app, TrainFlags* t) {
   t->data = DefaultDataPath();
   t->options.threads = 0;  // until given: chosen from the CPU budget (launch/cpu_budget.h)
-  CLI::App* train = app->add_subcommand("train", "Train the model (see the README).");
+  CLI::App* train = app->add_subcommand("train", "Train the model (docs/reference/cli.md).");
   AddTrainingFlags(train, t);
   AddOutputFlags(train, t);
   AddDistFlags(train, &t->dist);

@@ -1,4 +1,4 @@
-// What `petname export` writes (docs/user-guide.md, "The model in Python"): the model's
+// What `petname export` writes (docs/tasks/cpu-job.md, "The model in Python"): the model's
 // parameters under the names of the original PyTorch recipe's model,
 //
 //   class Recipe(nn.Module):   # input one_hot(tokens, 31) [B, 8, 31], output logits [B, 31]

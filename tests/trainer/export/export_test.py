@@ -1,10 +1,10 @@
 """petname's model out: a real `petname train` run leaves DIR/model.safetensors,
 `petname export` writes the same file from the checkpoint, and the recipe's PyTorch model
-(examples/generate_names.py, included verbatim in docs/user-guide.md) loads it with
+(examples/generate_names.py, included verbatim in docs/tasks/cpu-job.md) loads it with
 strict=True and computes petname's logits on fixed prefixes to within ATOL. Bad input is one
 `petname: error:` line and leaves no file behind, also when the disk fills up mid-write.
 
-    python3 export_test.py PETNAME RECIPE_LOGITS DATA EXAMPLE USER_GUIDE
+    python3 export_test.py PETNAME RECIPE_LOGITS DATA EXAMPLE DOC
 
 Exit 77 (skipped) only when Python's torch cannot be imported.
 """
@@ -31,7 +31,7 @@ RECIPE_NAMES = {f"lstm.{kind}_l{k}" for k in range(4)
                 for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")} | {"fc.weight",
                                                                                    "fc.bias"}
 
-PETNAME, RECIPE_LOGITS, DATA, EXAMPLE, USER_GUIDE = sys.argv[1:6]
+PETNAME, RECIPE_LOGITS, DATA, EXAMPLE, DOC = sys.argv[1:6]
 
 
 def run(*args, expect=0):
@@ -104,8 +104,8 @@ def load_example():
 def test_docs_include_the_example():
     with open(EXAMPLE) as f:
         code = f.read()
-    with open(USER_GUIDE) as f:
-        assert f"```python\n{code}```\n" in f.read(), "docs/user-guide.md must include " + EXAMPLE
+    with open(DOC) as f:
+        assert f"```python\n{code}```\n" in f.read(), "docs/tasks/cpu-job.md must include " + EXAMPLE
 
 
 def test_bad_input(tmp):
