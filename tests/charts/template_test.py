@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Offline tests of charts/petname-operator: helm lint, the chart CRDs equal to crds/, and
 `helm template` under several value sets with assertions on the rendered objects (among them
-the PodMonitor and the `helm test` hook), and docs/reference/helm-values.md's values table against
-values.schema.json and values.yaml.
+the PodMonitor and the `helm test` hook), docs/reference/helm-values.md's values table against
+values.schema.json and values.yaml, and deploy/registry: its registry set with its one
+documented command leaves no image outside it in the chart or the examples (`kubectl kustomize`;
+kubectl from $KUBECTL, else the PATH).
 
     tests/charts/template_test.py HELM
 
@@ -13,8 +15,10 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import yaml
 
@@ -22,6 +26,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHART = ROOT / "charts" / "petname-operator"
 VALUES_DOC = ROOT / "docs" / "reference" / "helm-values.md"  # the table of every value
 HELM = sys.argv[1] if len(sys.argv) > 1 else "helm"
+KUBECTL = os.environ.get("KUBECTL") or "kubectl"
 
 # What operator/ does through the API (informers: list + watch; reconciler: create, get on a
 # 409, delete pods, PUT status, delete jobs after their TTL, create Events and patch the count
@@ -519,10 +524,80 @@ def test_service_account_off():
     check("existing ServiceAccount used", pod["serviceAccountName"] == "existing")
 
 
-checks_plan(85)
+# The command deploy/registry/kustomization.yaml documents for naming a registry, once, for both of
+# its files (the trainer images of the examples, values.yaml the operator's), with a registry that
+# has a port and a path.
+REGISTRY = "registry.test:5000/ml/petname"
+SET_REGISTRY = f"sed -i 's|registry.example.com|{REGISTRY}|' deploy/registry/*.yaml"
+
+
+def image_fields(node):
+    """Every string under a key `image` in a parsed object, at any depth."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "image" and isinstance(v, str):
+                yield v
+            else:
+                yield from image_fields(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from image_fields(v)
+
+
+def kustomize(path):
+    r = subprocess.run([KUBECTL, "kustomize", str(path)], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"kubectl kustomize {path}: {r.stderr.strip()}")
+    return r.stdout
+
+
+def registry_verdict(text):
+    """(images, outside): the rendered text's image fields, those not under REGISTRY/ plus any
+    localhost/ left anywhere in it (a comment, an argument)."""
+    images = [i for o in yaml.safe_load_all(text) if o for i in image_fields(o)]
+    outside = [i for i in images if not i.startswith(REGISTRY + "/")]
+    outside += [f"text: {m}" for m in re.findall(r"\S*localhost/\S*", text)]
+    return images, outside
+
+
+def test_registry_once():
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="petname-registry."))
+    atexit.register(shutil.rmtree, tmp, True)
+    shutil.copytree(ROOT / "examples", tmp / "examples")
+    shutil.copytree(ROOT / "deploy", tmp / "deploy")
+    subprocess.run(["bash", "-c", SET_REGISTRY], cwd=tmp, check=True)
+    # The chart with values.yaml: the operator's Deployment and the `helm test` Pod.
+    r = helm("template", "rel", str(CHART), "-f", str(tmp / "deploy/registry/values.yaml"))
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr.strip())
+    images, outside = registry_verdict(r.stdout)
+    check(f"deploy/registry, set once: the chart's images under {REGISTRY} ({len(images)})",
+          len(images) == 2 and not outside, f"{images}, outside: {outside}")
+    # `kubectl apply -k deploy/registry`: the quick start's objects (examples/kustomization.yaml).
+    images, outside = registry_verdict(kustomize(tmp / "deploy/registry"))
+    check(f"deploy/registry, set once: the quick start's images under {REGISTRY} ({len(images)})",
+          len(images) >= 2 and not outside, f"{images}, outside: {outside}")
+    # Every example listed in examples/kustomization.yaml: every image field of every kind (jobs'
+    # and sweeps' spec.image, pods' containers, the pod template's sidecar) is rewritten.
+    files = sorted(p.name for p in (ROOT / "examples").glob("*.yaml")
+                   if p.name != "kustomization.yaml")
+    kust = tmp / "examples/kustomization.yaml"
+    doc = yaml.safe_load(kust.read_text())
+    doc["resources"] = files
+    kust.write_text(yaml.safe_dump(doc))
+    images, outside = registry_verdict(kustomize(tmp / "deploy/registry"))
+    written = sum(len(re.findall(r"^\s*(?:- )?image: ", (ROOT / "examples" / f).read_text(), re.M))
+                  for f in files)
+    check(f"deploy/registry, set once: every image field of every example under {REGISTRY} "
+          f"({len(images)} of {written} in {len(files)} files)",
+          len(images) == written and not outside, f"{images}, outside: {outside}")
+
+
+checks_plan(88)
 for test in [test_lint_and_crds, test_defaults, test_namespace_scope, test_leader_election,
              test_kueue, test_monitoring, test_pod_monitor, test_helm_test_hook, test_readme_values,
-             test_schema_rejects, test_network_policy, test_service_account_off]:
+             test_schema_rejects, test_network_policy, test_service_account_off,
+             test_registry_once]:
     try:
         test()
     except Exception as e:  # a rendering failure is one failed check, not a crash

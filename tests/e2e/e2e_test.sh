@@ -33,7 +33,10 @@
 #   9. two jobs on one claim without checkpoint.subPath (tests/e2e/shared_claim_scenario.sh):
 #      both Succeed, each with its checkpoints (recording it as their owner) in its own directory
 #      of the claim; a third job pointed at one of them is refused with a message naming both
-#      jobs and leaves those checkpoints as they were.
+#      jobs and leaves those checkpoints as they were. The claims are deploy/local-cluster's
+#      (ReadWriteOnce, bound to volumes that offer ReadWriteOnce only, as a one-node cluster's
+#      local-path storage does): the jobs read their data from petname-data and write their
+#      checkpoints to petname-checkpoints, both ranks of each job on the two claims at once.
 #  10. data and pods that cannot start (tests/e2e/start_scenario.sh): a job whose data comes from
 #      a URL (an HTTP server on the node's address) with its sha256 Succeeds; one with a wrong
 #      sha256 Fails with a reason naming the checksum; a wrong image name shows ErrImagePull or
@@ -268,9 +271,12 @@ create_job() {
   storage "$1"
   job_on_claim "$1" "$1-ckpt" "" "${2:-}"
 }
-# job_on_claim JOB CLAIM SUBPATH [SPEC_LINE]: create_job's job on the claim CLAIM, in its directory
-# SUBPATH ("": none, so the operator's default, the job's name)
+# job_on_claim JOB CLAIM SUBPATH [SPEC_LINE [DATA_CLAIM]]: create_job's job on the claim CLAIM, in
+# its directory SUBPATH ("": none, so the operator's default, the job's name); its data pets.csv
+# from the claim DATA_CLAIM, else from WORK/data (a hostPath)
 job_on_claim() {
+  local data="{hostPath: \"$WORK/data\"}"
+  [[ -z ${5:-} ]] || data="{claimName: $5}"
   kn apply -f - >/dev/null <<YAML
 apiVersion: petname.dev/v1alpha1
 kind: PetNameTrainingJob
@@ -282,7 +288,7 @@ spec:
   dataset:
     path: /data/pets.csv
     maxNames: $MAX_NAMES
-    volume: {hostPath: "$WORK/data"}
+    volume: $data
   training: {epochs: $EPOCHS, batchSizePerReplica: $BATCH, threads: 1}
   checkpoint: {claimName: $2, everyEpochs: 1, keep: 1000${3:+, subPath: $3}}
   runPolicy: {restartBackoffSeconds: 1, backoffLimit: 2}
