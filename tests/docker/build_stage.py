@@ -14,10 +14,14 @@ For each DOCKERFILE (its build context: --context, default the repository root):
      ninja dry run (`-- -n`: every input must exist or have a rule, nothing compiles);
      `strip PATH` needs PATH to be an output the build knows. apt-get lines are step 3; other
      commands (rm, ...) are not run.
+     The packages of an `apt-get install` are the words after `install` and, for
+     `LIST | xargs apt-get install ...` (the Dockerfiles install the lists of scripts/packages/
+     that way), the words LIST prints: LIST (cat, sed or grep) runs here over the stage's
+     folder, so a list the stage does not COPY is a finding.
   3. Packages. The files the configure read outside the copied tree (the CMake files it included,
      every absolute path of CMakeCache.txt and build.ninja: config files, libraries, the
      compiler) are mapped to their Debian packages (dpkg -S). Each must be installed by the
-     stage: resolved by apt from the stage's `apt-get install` packages as on an empty system
+     stage: resolved by apt from its `apt-get install` packages (step 2) as on an empty system
      (`apt-get -s` with an empty dpkg status, from this host's package lists), or be part of
      the debootstrap base (Priority required or Essential). A file that no package owns is a
      finding too: the image would not have it.
@@ -39,6 +43,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 HOST_DIRS = ("usr", "etc", "bin", "sbin", "lib", "lib64", "opt", "var", "dev", "proc", "sys",
              "tmp", "run", "home", "root")
 SHELL_OPS = {"&&", "||", ";", "|"}
+# What may print the packages of a `... | xargs apt-get install`.
+LIST_TOOLS = ("cat", "sed", "grep")
 
 
 class Finding(Exception):
@@ -81,32 +87,53 @@ def build_stage(path):
     return stage
 
 
-def apt_packages(command_words):
-    """The packages of every `apt-get install` in a RUN's words."""
-    packages, i = [], 0
-    while i < len(command_words):
-        if command_words[i] == "apt-get" and "install" in command_words[i + 1:i + 6]:
-            i = command_words.index("install", i) + 1
-            while i < len(command_words) and command_words[i] not in SHELL_OPS \
-                    and not command_words[i].startswith(">"):
-                if not command_words[i].startswith("-"):
-                    packages.append(command_words[i])
-                i += 1
-        i += 1
+def apt_install(command):
+    """The words after `install` of an `apt-get install` command (also behind xargs), or None."""
+    words = command[1:] if command and command[0] == "xargs" else command
+    if len(words) < 2 or os.path.basename(words[0]) != "apt-get" or "install" not in words[1:6]:
+        return None
+    return words[words.index("install") + 1:]
+
+
+def apt_packages(stage, command_words, log):
+    """The packages of every `apt-get install` in a RUN's words: those written after `install`
+    and, for `LIST | xargs apt-get install`, the words LIST prints, LIST (cat, sed or grep over
+    files the stage copied) run here over the stage's folder."""
+    packages = []
+    for pipeline in pipelines(command_words):
+        for i, command in enumerate(pipeline):
+            words = apt_install(command)
+            if words is None:
+                continue
+            packages += [w for w in words if not w.startswith("-")]
+            if command[0] == "xargs":
+                if i == 0:
+                    raise Finding("`xargs apt-get install` with no `... |` giving it the packages")
+                packages += stage.output(pipeline[:i], log)
     return packages
 
 
-def segments(words):
-    """A RUN's words split at the shell's && (redirections dropped)."""
-    out, cur = [], []
-    for w in words:
+def pipelines(words):
+    """A RUN's words split at the shell's &&, || and ;, each a list of commands split at |
+    (redirections dropped)."""
+    out, pipeline, cur = [], [], []
+    for w in words + ["&&"]:
         if w in SHELL_OPS:
-            out.append(cur)
+            if cur:
+                pipeline.append(cur)
             cur = []
+            if w != "|":
+                if pipeline:
+                    out.append(pipeline)
+                pipeline = []
         elif not re.match(r"^\d?>", w):
             cur.append(w)
-    out.append(cur)
-    return [s for s in out if s]
+    return out
+
+
+def segments(words):
+    """A RUN's commands, split at the shell's operators (redirections dropped)."""
+    return [command for pipeline in pipelines(words) for command in pipeline]
 
 
 class Stage:
@@ -126,6 +153,25 @@ class Stage:
         if word.startswith("/") and word.strip("/").split("/")[0] not in HOST_DIRS:
             return self.host(word)
         return word
+
+    def output(self, pipeline, log):
+        """The words a pipeline of cat, sed and grep prints, run in the stage's folder."""
+        data = None
+        for command in pipeline:
+            if os.path.basename(command[0]) not in LIST_TOOLS:
+                raise Finding(f"`{shlex.join(command)} | ... apt-get install`: only "
+                              f"{', '.join(LIST_TOOLS)} may give apt-get its packages here")
+            cmd = [self.move(w) for w in command]
+            os.makedirs(self.host(self.workdir), exist_ok=True)
+            r = subprocess.run(cmd, cwd=self.host(self.workdir), input=data, capture_output=True,
+                               text=True, check=False)
+            log.write(f"$ {shlex.join(cmd)}\n{r.stdout}{r.stderr}")
+            if r.returncode != 0:
+                raise Finding(f"`{shlex.join(command)}` (the packages of its apt-get install) "
+                              f"fails over the files the stage copies: "
+                              f"{r.stderr.strip().replace(self.root, '')[:300]}")
+            data = r.stdout
+        return data.split()
 
     def copy(self, rest):
         words = shlex.split(rest)
@@ -266,7 +312,7 @@ def check(dockerfile, context, log):
                 stage.copy(rest)
             elif keyword == "RUN":
                 words = shlex.split(rest)
-                packages += apt_packages(words)
+                packages += apt_packages(stage, words, log)
                 if any(os.path.basename(w) in ("cmake", "strip") for w in words):
                     commands.append(words)
         if not packages:
