@@ -13,24 +13,11 @@
 # examples/gpu-job.yaml is applied for real: the
 # operator must accept it and report its pods Unschedulable (the node has no GPU).
 
-# doc_volume CLAIM: a hostPath PersistentVolume (directory owned by the trainer's uid) bound in
-# advance to the claim CLAIM of the default namespace, as a provisioner would bind it
+# doc_volume CLAIM: a hostPath PersistentVolume bound in advance to the claim CLAIM of the
+# default namespace (hostpath_volume)
 doc_volume() {
-  local dir=$WORK/doc-volumes/$1
-  mkdir -p "$dir"
-  chown 65532:65532 "$dir"
-  k apply -f - >/dev/null <<YAML
-apiVersion: v1
-kind: PersistentVolume
-metadata: {name: doc-$1}
-spec:
-  capacity: {storage: 5Gi}
-  accessModes: [ReadWriteMany, ReadWriteOnce]
-  persistentVolumeReclaimPolicy: Delete
-  storageClassName: ""
-  hostPath: {path: "$dir", type: Directory}
-  claimRef: {namespace: default, name: $1}
-YAML
+  hostpath_volume "doc-$1" "$WORK/doc-volumes/$1" default "$1" "[ReadWriteMany, ReadWriteOnce]" \
+    5Gi Delete
 }
 
 # doc_run FROM TO: runs the documented blocks FROM..TO in WORK/quickstart/repo (log: quickstart.log)

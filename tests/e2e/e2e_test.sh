@@ -238,23 +238,30 @@ mkdir -p "$WORK/data"
 head -n $((MAX_NAMES + 1)) "$CSV" >"$WORK/data/pets.csv"
 chmod -R a+rX "$WORK" # the ranks run as 65532 and read the data through a hostPath
 
-# storage JOB: a hostPath PersistentVolume (directory owned by the ranks' uid) bound to JOB-ckpt
-storage() {
-  local dir=$WORK/ckpt/$1
-  mkdir -p "$dir"
-  chown 65532:65532 "$dir"
+# hostpath_volume NAME DIR NAMESPACE CLAIM MODES SIZE RECLAIM: the PersistentVolume NAME on the
+# node's directory DIR (made, owned by the ranks' uid), bound in advance to the claim
+# NAMESPACE/CLAIM as a provisioner would bind it; MODES a flow list such as [ReadWriteOnce]
+hostpath_volume() {
+  mkdir -p "$2"
+  chown 65532:65532 "$2"
   k apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: PersistentVolume
-metadata: {name: $NS-$1-ckpt}
+metadata: {name: $1}
 spec:
-  capacity: {storage: 1Gi}
-  accessModes: [ReadWriteOnce]
-  persistentVolumeReclaimPolicy: Retain
+  capacity: {storage: $6}
+  accessModes: $5
+  persistentVolumeReclaimPolicy: $7
   storageClassName: ""
-  hostPath: {path: "$dir", type: Directory}
-  claimRef: {namespace: $NS, name: $1-ckpt}
----
+  hostPath: {path: "$2", type: Directory}
+  claimRef: {namespace: $3, name: $4}
+YAML
+}
+
+# storage JOB: a hostPath PersistentVolume bound to the claim JOB-ckpt, and that claim
+storage() {
+  hostpath_volume "$NS-$1-ckpt" "$WORK/ckpt/$1" "$NS" "$1-ckpt" "[ReadWriteOnce]" 1Gi Retain
+  k apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: PersistentVolumeClaim
 metadata: {name: $1-ckpt, namespace: $NS}

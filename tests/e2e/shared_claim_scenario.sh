@@ -20,20 +20,7 @@ local_cluster_storage() {
   for claim in petname-data petname-checkpoints; do
     dir=$WORK/ckpt/shared
     [[ $claim == petname-data ]] && dir=$WORK/local-data
-    mkdir -p "$dir"
-    chown 65532:65532 "$dir"
-    k apply -f - >/dev/null <<YAML
-apiVersion: v1
-kind: PersistentVolume
-metadata: {name: $NS-$claim}
-spec:
-  capacity: {storage: 5Gi}
-  accessModes: [ReadWriteOnce]
-  persistentVolumeReclaimPolicy: Retain
-  storageClassName: ""
-  hostPath: {path: "$dir", type: Directory}
-  claimRef: {namespace: $NS, name: $claim}
-YAML
+    hostpath_volume "$NS-$claim" "$dir" "$NS" "$claim" "[ReadWriteOnce]" 5Gi Retain
   done
   cp "$WORK/data/pets.csv" "$WORK/local-data/pets.csv"
   k kustomize "$ROOT/deploy/local-cluster" | python3 -c '
