@@ -3,8 +3,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "common/file_util.h"
 #include "tests/trainer/launch/subprocess.h"
@@ -103,10 +109,13 @@ TEST(ThreadsTest, BadOmpNumThreadsIsAUsageError) {
       << out;
 }
 
-// A child of this process's cgroup v1 `cpu` controller with a CFS quota of one CPU, removed
-// at the end (the test's processes have exited by then). dir() is empty where this machine
-// cannot make one: no v1 cpu controller (cgroup v2 is unit-tested on fixture files) or no
-// permission.
+// A cgroup with a CPU quota of one CPU, of the version of this process's cpu controller, made by
+// the test and removed at the end (the test's processes have exited by then). dir() is empty
+// where this machine cannot make one (no cpu controller, no permission):
+//  - v1: a child of this process's `cpu` controller cgroup, with cpu.cfs_quota_us;
+//  - v2: a cgroup with cpu.max beside this process's own when its parent hands the cpu
+//    controller down (a cgroup holding processes may not hand it down itself, and ours holds
+//    the test), or a child of the hierarchy's root, which may.
 class OneCpuCgroup {
  public:
   OneCpuCgroup() {
@@ -116,21 +125,42 @@ class OneCpuCgroup {
       return;
     }
     const launch::CpuCgroup own = launch::FindCpuCgroup(cgroups, mounts);
-    if (own.version != 1 || own.dirs.empty()) return;
-    const fs::path dir = fs::path(own.dirs.front()) / ("petname-test-" + std::to_string(getpid()));
-    std::error_code ec;
-    if (!fs::create_directory(dir, ec)) return;
-    dir_ = dir.string();
-    std::ofstream(dir / "cpu.cfs_period_us") << 100000;
-    std::ofstream quota(dir / "cpu.cfs_quota_us");
-    quota << 100000;
-    quota.close();
-    if (!quota) dir_.clear();
+    if (own.dirs.empty()) return;
+    const std::string name = "petname-test-" + std::to_string(getpid());
+    if (own.version == 1) {
+      quota_file_ = "cpu.cfs_quota_us";
+      Make(fs::path(own.dirs.front()) / name,
+           {{"cpu.cfs_period_us", "100000"}, {"cpu.cfs_quota_us", "100000"}});
+      return;
+    }
+    if (own.version != 2) return;
+    quota_file_ = "cpu.max";
+    const fs::path self = own.dirs.front();
+    fs::path parent;
+    if (fs::exists(self / "cpu.max") && own.dirs.size() > 1) {
+      parent = own.dirs[1];
+    } else if (own.dirs.size() == 1 && !fs::exists(self / "cpu.max")) {
+      std::string handed_down;
+      if (!ReadFile((self / "cgroup.subtree_control").string(), &handed_down).ok()) return;
+      std::istringstream words(handed_down);
+      const std::istream_iterator<std::string> end;
+      if (std::find(std::istream_iterator<std::string>(words), end, "cpu") == end) {
+        if (!Write(self / "cgroup.subtree_control", "+cpu")) return;
+        enabled_in_ = self;
+      }
+      parent = self;
+    } else {
+      return;
+    }
+    Make(parent / name, {{"cpu.max", "100000 100000"}});
   }
   ~OneCpuCgroup() {
     if (!dir_.empty()) rmdir(dir_.c_str());
+    if (!enabled_in_.empty()) Write(enabled_in_ / "cgroup.subtree_control", "-cpu");
   }
   const std::string& dir() const { return dir_; }
+  // The file that sets the quota: dir()/cpu.cfs_quota_us (v1) or dir()/cpu.max (v2).
+  std::string quota_file() const { return dir_ + "/" + quota_file_; }
 
   // `argv` run inside the cgroup: a fixed shell line moves itself in, then execs argv.
   std::vector<std::string> Inside(const std::vector<std::string>& argv) const {
@@ -141,23 +171,45 @@ class OneCpuCgroup {
   }
 
  private:
+  // Makes `dir` and writes each (file, value); on a failed write the directory goes again.
+  void Make(const fs::path& dir, const std::vector<std::pair<std::string, std::string>>& files) {
+    std::error_code ec;
+    if (!fs::create_directory(dir, ec)) return;
+    dir_ = dir.string();
+    for (const auto& [file, value] : files) {
+      if (!Write(dir / file, value)) {
+        rmdir(dir_.c_str());
+        dir_.clear();
+        return;
+      }
+    }
+  }
+  static bool Write(const fs::path& file, const std::string& value) {
+    std::ofstream out(file);
+    out << value;
+    out.close();
+    return static_cast<bool>(out);
+  }
+
   std::string dir_;
+  std::string quota_file_;
+  fs::path enabled_in_;  // where the test handed the cpu controller down, to take it back
 };
 
 TEST(ThreadsTest, ARankInsideAOneCpuQuotaTakesOneThread) {
   const OneCpuCgroup cgroup;
-  if (cgroup.dir().empty()) GTEST_SKIP() << "cannot make a cgroup v1 cpu controller child here";
+  if (cgroup.dir().empty()) GTEST_SKIP() << "cannot make a cgroup with a CPU quota here";
   std::string out;
   ASSERT_EQ(RunProcess(cgroup.Inside(Args()), {}, &out), 0) << out;
-  EXPECT_NE(out.find("petname: threads: 1 intra-op (cgroup CPU quota 1 (" + cgroup.dir() +
-                     "/cpu.cfs_quota_us), "),
-            std::string::npos)
+  EXPECT_NE(
+      out.find("petname: threads: 1 intra-op (cgroup CPU quota 1 (" + cgroup.quota_file() + "), "),
+      std::string::npos)
       << out;
 }
 
 TEST(ThreadsTest, TheLauncherSharesTheQuotaAmongItsRanks) {
   const OneCpuCgroup cgroup;
-  if (cgroup.dir().empty()) GTEST_SKIP() << "cannot make a cgroup v1 cpu controller child here";
+  if (cgroup.dir().empty()) GTEST_SKIP() << "cannot make a cgroup with a CPU quota here";
   std::vector<std::string> args = Args();
   args.insert(args.end(), {"--nproc", "2"});
   std::string out;
