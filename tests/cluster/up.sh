@@ -213,8 +213,7 @@ start_all() {
     curl_api "https://$ADDRESS:$APISERVER_PORT/readyz" || return 1
 
   log "kube-controller-manager (health on https://127.0.0.1:$KCM_PORT/healthz)"
-  # '*' minus what needs a cloud provider (those would only log that they are skipped). The
-  # garbage collector's decisions (each dependent it deletes or keeps) go to its log (--vmodule).
+  # '*' minus what needs a cloud provider (those would only log that they are skipped).
   start kube-controller-manager "$PETNAME_K8S_BIN/kube-controller-manager" \
     --kubeconfig "$DIR/controller-manager.kubeconfig" \
     --authentication-kubeconfig "$DIR/controller-manager.kubeconfig" \
@@ -224,7 +223,7 @@ start_all() {
     --controllers '*,-cloud-node-lifecycle-controller,-service-lb-controller,-node-route-controller' \
     --service-account-private-key-file "$PKI/sa.key" --root-ca-file "$PKI/ca.crt" \
     --cluster-signing-cert-file "$PKI/ca.crt" --cluster-signing-key-file "$PKI/ca.key" \
-    --service-cluster-ip-range 10.96.0.0/16 --profiling=false --vmodule=garbagecollector=2
+    --service-cluster-ip-range 10.96.0.0/16 --profiling=false
   wait_for kube-controller-manager "kube-controller-manager /healthz" \
     curl -fsSk --max-time 2 "https://127.0.0.1:$KCM_PORT/healthz" || return 1
   wait_for kube-controller-manager "service account default/default" \
