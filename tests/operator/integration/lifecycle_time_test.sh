@@ -5,16 +5,19 @@
 source "$(dirname "$0")/lib.sh"
 
 start_operator
-create_job deadline 2 '  runPolicy: {activeDeadlineSeconds: 3}'
+create_job deadline 2
 create_job ttl 1 '  runPolicy: {ttlSecondsAfterFinished: 1}'
 create_job pause 2
 for policy in Running All None; do
   create_job "clean-${policy,,}" 2 "  runPolicy: {restartPolicy: Never, cleanPodPolicy: $policy}"
 done
 
-# Deadline: running ranks are deleted once it passes.
+# Deadline: running ranks are deleted once it passes. It is set once the ranks run: set at
+# creation, it could pass before a slow operator had made the pods.
 wait_until "deadline pods" 30 has_pods deadline 2
 run_all deadline 2
+wait_until "deadline Running" 20 phase_is deadline Running
+k patch pntj deadline --type=merge -p '{"spec":{"runPolicy":{"activeDeadlineSeconds":1}}}' >/dev/null
 wait_until "deadline Failed" 20 phase_is deadline Failed
 cond_reason_is deadline Failed DeadlineExceeded || fail "reason $(cond deadline Failed reason)"
 wait_until "deadline pods deleted" 20 has_pods deadline 0
