@@ -17,6 +17,8 @@
 #include "trainer/distributed/rank_env.h"
 #include "trainer/train/defaults.h"
 
+#include "tests/support/test_paths.h"
+
 namespace petname::api {
 namespace {
 
@@ -73,7 +75,8 @@ const std::map<std::string, std::string> kDiffersOnPurpose = {
 };
 
 YAML::Node Schema() {
-  const YAML::Node crd = YAML::LoadFile(PETNAME_CRD);
+  const YAML::Node crd =
+      YAML::LoadFile(testing::SourcePath("crds/petname.dev_petnametrainingjobs.yaml"));
   return crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/test_paths.h"
+
 namespace petname::api {
 namespace {
 
@@ -63,7 +65,9 @@ TEST(ReservedEnvTest, TheCrdsRulesListTheSameNames) {
             "!e.name.startsWith('PET_') && "
             "(!e.name.startsWith('PETNAME_') || e.name in ['PETNAME_KATIB_METRICS_FILE'])");
   // The job's spec.env and spec.template; the sweep's copies of both in spec.template.
-  for (const char* path : {PETNAME_CRD, PETNAME_SWEEP_CRD}) {
+  for (const std::string& path :
+       {testing::SourcePath("crds/petname.dev_petnametrainingjobs.yaml"),
+        testing::SourcePath("crds/petname.dev_petnametrainingsweeps.yaml")}) {
     std::vector<std::string> rules;
     EnvRules(YAML::LoadFile(path), &rules);
     ASSERT_EQ(rules.size(), 2U) << path;

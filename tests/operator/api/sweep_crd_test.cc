@@ -10,20 +10,23 @@
 #include "common/sweep/spec.h"
 #include "operator/kube/yaml_json.h"
 
+#include "tests/support/test_paths.h"
+
 namespace petname::api {
 namespace {
 
 using Json = nlohmann::json;
 
-Json SpecSchema(const char* path) {
+Json SpecSchema(const std::string& path) {
   const YAML::Node crd = YAML::LoadFile(path);
   return kube::YamlToJson(
       crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]);
 }
 
 TEST(SweepCrdTest, TheTemplateIsTheJobSpec) {
-  Json job = SpecSchema(PETNAME_CRD);
-  Json tmpl = SpecSchema(PETNAME_SWEEP_CRD)["properties"]["template"];
+  Json job = SpecSchema(testing::SourcePath("crds/petname.dev_petnametrainingjobs.yaml"));
+  Json tmpl = SpecSchema(
+      testing::SourcePath("crds/petname.dev_petnametrainingsweeps.yaml"))["properties"]["template"];
   ASSERT_TRUE(tmpl.is_object());
   job.erase("description");
   tmpl.erase("description");
@@ -31,7 +34,8 @@ TEST(SweepCrdTest, TheTemplateIsTheJobSpec) {
 }
 
 TEST(SweepCrdTest, TheCrdDefaultsAreTheCoresDefaults) {
-  const Json sweep = SpecSchema(PETNAME_SWEEP_CRD)["properties"];
+  const Json sweep =
+      SpecSchema(testing::SourcePath("crds/petname.dev_petnametrainingsweeps.yaml"))["properties"];
   const sweep::SweepSpec core;
   EXPECT_EQ(sweep["parallelTrialCount"]["default"], std::to_string(core.parallel_trial_count));
   EXPECT_EQ(sweep["seed"]["default"], std::to_string(core.seed));

@@ -12,6 +12,7 @@
 #include "operator/jobs/rank_pod.h"
 #include "operator/kube/object.h"
 #include "tests/operator/controller/test_job.h"
+#include "tests/support/test_paths.h"
 
 namespace petname::controller {
 namespace {
@@ -236,7 +237,8 @@ TEST(CacheShapeTest, TrialJobsOfASweepKeepWhatTheSweepReads) {
 }
 
 TEST(CacheShapeTest, TheRankBoundIsTheCrdsMaximumOfReplicas) {
-  const YAML::Node crd = YAML::LoadFile(PETNAME_CRD);
+  const YAML::Node crd =
+      YAML::LoadFile(testing::SourcePath("crds/petname.dev_petnametrainingjobs.yaml"));
   const YAML::Node replicas = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
                                  ["spec"]["properties"]["replicas"];
   ASSERT_TRUE(replicas["maximum"]) << "spec.replicas has no maximum";

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/test_paths.h"
 #include "tests/trainer/launch/subprocess.h"
 
 namespace petname::testing {
@@ -13,9 +14,8 @@ namespace {
 
 // One epoch on 200 names, one rank.
 std::vector<std::string> Args() {
-  return {PETNAME_BIN,    "train", "--data",    PETNAME_TEST_DATA,
-          "--max-names",  "200",   "--epochs",  "1",
-          "--batch-size", "128",   "--threads", "1"};
+  return {PetnameBin(), "train", "--data",       TestData(), "--max-names", "200",
+          "--epochs",   "1",     "--batch-size", "128",      "--threads",   "1"};
 }
 
 TEST(BackendTest, PetnameBackendIsReadAndTheFlagWinsOverIt) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/test_paths.h"
 #include "tests/trainer/cli/expect_run.h"
 #include "tests/trainer/cli/run_petname.h"
 #include "trainer/checkpoint/store.h"
@@ -36,7 +37,7 @@ TEST(BadInputTest, DataFiles) {
   ExpectOneLineError(
       RunPetname(TrainOn(WriteFile(dir, "open.csv", "Animal's Name,x\nRex,1\n\"Spot,2\nFido,3\n"))),
       1, "line 3: quoted field is not terminated");
-  std::vector<std::string> args = TrainOn(PETNAME_TEST_DATA);
+  std::vector<std::string> args = TrainOn(TestData());
   args.insert(args.end(), {"--column", "Pet Name"});
   ExpectOneLineError(RunPetname(args), 2, "no column named \"Pet Name\"");
 }
@@ -58,11 +59,11 @@ TEST(BadInputTest, DataThatIsNotARegularFileOrTooLarge) {
   fs::create_directory(dir.Join("names.csv"));
   ExpectOneLineError(RunPetname(TrainOn(dir.Join("names.csv"))), 2,
                      "data path " + dir.Join("names.csv") + " is a directory, not a file");
-  std::vector<std::string> capped = TrainOn(PETNAME_TEST_DATA);
+  std::vector<std::string> capped = TrainOn(TestData());
   capped.insert(capped.end(), {"--max-data-bytes", "1000"});
-  const std::string size = std::to_string(fs::file_size(PETNAME_TEST_DATA));
+  const std::string size = std::to_string(fs::file_size(TestData()));
   ExpectOneLineError(RunPetname(capped), 2,
-                     std::string("data path ") + PETNAME_TEST_DATA + " has " + size +
+                     std::string("data path ") + TestData() + " has " + size +
                          " bytes, more than --max-data-bytes 1000");
   capped.back() = "0";
   ExpectOneLineError(RunPetname(capped), 2, "--max-data-bytes must be positive");
@@ -95,7 +96,7 @@ TEST(BadInputTest, NumbersAndFlags) {
       {{"--resume"}, "--checkpoint-dir"},
   };
   for (const auto& [extra, needle] : cases) {
-    std::vector<std::string> args = TrainOn(PETNAME_TEST_DATA);
+    std::vector<std::string> args = TrainOn(TestData());
     args.insert(args.end(), extra.begin(), extra.end());
     SCOPED_TRACE(extra[0]);
     ExpectOneLineError(RunPetname(args), 2, needle);
@@ -107,7 +108,7 @@ TEST(BadInputTest, NumbersAndFlags) {
 // This machine has no GPU (CI never has one): --device cuda is a runtime error naming why,
 // whether the build lacks CUDA or the machine lacks a GPU.
 TEST(BadInputTest, CudaWithoutAGpu) {
-  std::vector<std::string> args = TrainOn(PETNAME_TEST_DATA);
+  std::vector<std::string> args = TrainOn(TestData());
   args.insert(args.end(), {"--max-names", "50", "--device", "cuda"});
   const RunResult r = RunPetname(args);
   ExpectOneLineError(r, 1, "--device cuda: ", /*only_line=*/false);
@@ -220,8 +221,8 @@ TEST(BadInputTest, LogsCommand) {
   ExpectOneLineError(RunPetname({"logs", "--log-dir", dir.Join("logs"), "--rank", "1"}), 1,
                      "no log of rank 1 in attempt 0 under " + dir.Join("logs"));
   ::setenv("PETNAME_ATTEMPT", "-1", 1);
-  ExpectOneLineError(RunPetname({"train", "--data", PETNAME_TEST_DATA, "--epochs", "1",
-                                 "--checkpoint-dir", dir.Join("ckpt")}),
+  ExpectOneLineError(RunPetname({"train", "--data", TestData(), "--epochs", "1", "--checkpoint-dir",
+                                 dir.Join("ckpt")}),
                      2, "environment variable PETNAME_ATTEMPT must be a whole number");
   ::unsetenv("PETNAME_ATTEMPT");
 }

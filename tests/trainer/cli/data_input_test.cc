@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_util.h"
+#include "tests/support/test_paths.h"
 #include "tests/trainer/cli/expect_run.h"
 #include "tests/trainer/cli/run_petname.h"
 
@@ -61,8 +62,8 @@ Trained TrainOn(const std::string& data, const TempDir& dir, const std::string& 
 
 TEST(DataInputTest, GzippedSeattleTableTrainsLikeThePlainOne) {
   TempDir dir;
-  const std::string gz = Gzip(PETNAME_TEST_DATA, dir, "seattle_pet_licenses.csv.gz");
-  const Trained plain = TrainOn(PETNAME_TEST_DATA, dir, "plain.json");
+  const std::string gz = Gzip(TestData(), dir, "seattle_pet_licenses.csv.gz");
+  const Trained plain = TrainOn(TestData(), dir, "plain.json");
   const Trained packed = TrainOn(gz, dir, "packed.json");
   EXPECT_NE(plain.data_line, "");
   EXPECT_EQ(packed.data_line, plain.data_line);
@@ -77,7 +78,7 @@ TEST(DataInputTest, GzippedSeattleTableTrainsLikeThePlainOne) {
 
 TEST(DataInputTest, DamagedOrOversizedGzipIsOneErrorLine) {
   TempDir dir;
-  const std::string gz = Slurp(Gzip(PETNAME_TEST_DATA, dir, "whole.csv.gz"));
+  const std::string gz = Slurp(Gzip(TestData(), dir, "whole.csv.gz"));
   const std::string cut = Write(dir, "cut.csv.gz", gz.substr(0, gz.size() / 2));
   ExpectOneLineError(RunPetname({"train", "--data", cut, "--epochs", "1"}), 1,
                      "data file " + cut + ": truncated gzip data: it ends after " +
@@ -101,7 +102,7 @@ TEST(DataInputTest, DamagedOrOversizedGzipIsOneErrorLine) {
 // trained on them with `val_loss nan`. A binary file is now refused by the usable-share rule.
 TEST(DataInputTest, BinaryFileReadAsTextIsRefused) {
   TempDir dir;
-  const std::string gz = Slurp(Gzip(PETNAME_TEST_DATA, dir, "whole.csv.gz"));
+  const std::string gz = Slurp(Gzip(TestData(), dir, "whole.csv.gz"));
   const std::string raw = Write(dir, "pets.bin", gz.substr(2));  // no gzip magic: not gzip
   const RunResult r = RunPetname({"train", "--data", raw, "--epochs", "1"});
   ExpectOneLineError(r, 2, "data file " + raw + ": only ");

@@ -15,6 +15,7 @@
 #include <fstream>
 
 #include "common/exit_codes.h"
+#include "tests/support/test_paths.h"
 #include "tests/trainer/cli/expect_run.h"
 #include "tests/trainer/cli/run_petname.h"
 #include "tests/trainer/cli/trained_checkpoint.h"
@@ -35,7 +36,7 @@ struct Ended {
 };
 
 Ended RunUntilEnd(std::vector<std::string> args) {
-  args.insert(args.begin(), PETNAME_BIN);
+  args.insert(args.begin(), PetnameBin());
   Subprocess p(args, {});
   Ended e;
   e.code = p.Wait(kLimit);
@@ -157,7 +158,7 @@ TEST_F(HostileCheckpointFilesTest, SigtermWhileResumeReadsCheckpointsExits143) {
     Plant(root, epoch, "manifest.json", /*fifo=*/true);
   }
   std::vector<std::string> args = Resume(root, 3);
-  args.insert(args.begin(), PETNAME_BIN);
+  args.insert(args.begin(), PetnameBin());
   Subprocess p(args, {}, Subprocess::Gated{});
   SyscallHold hold(&p);
   const std::string hostile = root + "/epoch-00000";

@@ -21,6 +21,7 @@
 
 #include "common/file_util.h"
 #include "tests/common/http/hostile_requests.h"
+#include "tests/support/test_paths.h"
 #include "tests/trainer/cli/run_petname.h"
 #include "tests/trainer/launch/subprocess.h"
 
@@ -42,7 +43,7 @@ struct Ended {
 
 Ended RunUntilEnd(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"/bin/bash", "-c",
-                                   "ulimit -v 8388608 -f 1024; exec \"$0\" \"$@\"", PETNAME_BIN};
+                                   "ulimit -v 8388608 -f 1024; exec \"$0\" \"$@\"", PetnameBin()};
   argv.insert(argv.end(), args.begin(), args.end());
   Subprocess p(argv, {});
   Ended e;
@@ -91,7 +92,7 @@ int FreePort() {
 TEST(HostileInputTest, TheTrainersMetricsRefuseOrAnswerTheHostileHeadsOnce) {
   const int port = FreePort();
   std::vector<std::string> args = SmallTrainArgs(100000, "");
-  args.insert(args.begin(), PETNAME_BIN);
+  args.insert(args.begin(), PetnameBin());
   args.insert(args.end(),
               {"--metrics-port", std::to_string(port), "--metrics-address", "127.0.0.1"});
   Subprocess trainer(args, {});
@@ -101,7 +102,7 @@ TEST(HostileInputTest, TheTrainersMetricsRefuseOrAnswerTheHostileHeadsOnce) {
 
 TEST(HostileInputTest, SweepYamlAliasesAreRefusedAtTheirBudget) {
   TempDir dir;
-  const std::string corpus = std::string(PETNAME_SOURCE_DIR) + "/tests/trainer/sweep/hostile/";
+  const std::string corpus = SourcePath("tests/trainer/sweep/hostile/");
   const std::pair<const char*, const char*> cases[] = {
       {"alias_cycle.yaml",
        "sweep file: YAML error at line 1: an alias inside the node it refers "
@@ -112,7 +113,7 @@ TEST(HostileInputTest, SweepYamlAliasesAreRefusedAtTheirBudget) {
   for (const auto& [file, line] : cases) {
     SCOPED_TRACE(file);
     ExpectRefused(RunUntilEnd({"sweep", "--config", corpus + file, "--dir", dir.Join("runs"),
-                               "--data", PETNAME_TEST_DATA}),
+                               "--data", TestData()}),
                   2, line);
   }
   EXPECT_FALSE(fs::exists(dir.Join("runs")));

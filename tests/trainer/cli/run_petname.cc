@@ -1,4 +1,5 @@
 #include "tests/trainer/cli/run_petname.h"
+#include "tests/support/test_paths.h"
 
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -24,7 +25,7 @@ RunResult Run(const std::vector<std::string>& args, const std::map<std::string, 
   const std::string err_path = io.Join("err");
   std::vector<char*> argv;
   const char* other = ::getenv("PETNAME_TEST_BIN");
-  std::string bin = other != nullptr && *other != '\0' ? other : PETNAME_BIN;
+  std::string bin = other != nullptr && *other != '\0' ? other : PetnameBin();
   argv.push_back(bin.data());
   std::vector<std::string> copy = args;
   for (std::string& a : copy) argv.push_back(a.data());
@@ -74,7 +75,7 @@ RunResult RunPetnameUnprivileged(const std::vector<std::string>& args) {
 namespace petname::testing {
 
 std::vector<std::string> SmallTrainArgs(int epochs, const std::string& checkpoint_dir) {
-  std::vector<std::string> args = {"train", "--data", PETNAME_TEST_DATA, "--max-names", "200"};
+  std::vector<std::string> args = {"train", "--data", TestData(), "--max-names", "200"};
   args.insert(args.end(), {"--threads", "1", "--batch-size", "128"});
   args.insert(args.end(), {"--epochs", std::to_string(epochs)});
   if (!checkpoint_dir.empty()) {

@@ -1,4 +1,4 @@
-// Runs the petname binary (path from the PETNAME_BIN definition, or $PETNAME_TEST_BIN when set:
+// Runs the petname binary (test_paths.h's PetnameBin(), or $PETNAME_TEST_BIN when set:
 // to run these tests against another build) as a child process and captures what it did, for
 // tests that exercise the real executable.
 #pragma once

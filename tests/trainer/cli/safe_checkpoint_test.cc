@@ -20,6 +20,7 @@
 #include "common/exit_codes.h"
 #include "common/file_util.h"
 #include "common/sha256.h"
+#include "tests/support/test_paths.h"
 #include "tests/trainer/cli/expect_run.h"
 #include "tests/trainer/cli/run_petname.h"
 #include "tests/trainer/cli/trained_checkpoint.h"
@@ -72,8 +73,8 @@ class SafeCheckpointTest : public TrainedCheckpointTest {
  protected:
   // Runs tests/trainer/cli/torchscript_payload.py; false (the test then skips) without torch.
   static bool Payload(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {
-        PETNAME_TORCH_PYTHON, PETNAME_SOURCE_DIR "/tests/trainer/cli/torchscript_payload.py"};
+    std::vector<std::string> argv = {TorchPython(),
+                                     SourcePath("tests/trainer/cli/torchscript_payload.py")};
     argv.insert(argv.end(), args.begin(), args.end());
     std::string output;
     const int code = RunProcess(argv, {}, &output);
@@ -105,7 +106,7 @@ TEST_F(SafeCheckpointTest, ATorchScriptModelThatRunsCodeIsNeverLoaded) {
   const std::string victim = dir_.Join("victim");
   std::ofstream(victim) << "original contents\n";
   if (!Payload({"payload", dir_.Join("payload.pt"), victim, "INJECTED-BY-MODEL-PT"})) {
-    GTEST_SKIP() << "no torch in " << PETNAME_TORCH_PYTHON;
+    GTEST_SKIP() << "no torch in " << TorchPython();
   }
   PlantFormat1(root + "/epoch-000002", dir_.Join("payload.pt"));
   const std::vector<std::vector<std::string>> runs = {
@@ -133,7 +134,7 @@ TEST_F(SafeCheckpointTest, ATorchScriptModelThatRunsCodeIsNeverLoaded) {
 // resident memory stays near that of an honest generate.
 TEST_F(SafeCheckpointTest, ADeflatedStorageIsNeverInflated) {
   if (!Payload({"bomb", dir_.Join("bomb.pt"), "128"})) {
-    GTEST_SKIP() << "no torch in " << PETNAME_TORCH_PYTHON;
+    GTEST_SKIP() << "no torch in " << TorchPython();
   }
   ASSERT_LT(fs::file_size(dir_.Join("bomb.pt")), static_cast<uintmax_t>(4 * kMiB));
   const std::string root = CopyOfTrained("bomb");

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/file_util.h"
+#include "tests/support/test_paths.h"
 #include "tests/trainer/cli/expect_run.h"
 #include "tests/trainer/cli/run_petname.h"
 #include "tests/trainer/launch/subprocess.h"
@@ -42,8 +43,7 @@ std::string WriteConfig(const TempDir& dir, const std::string& text) {
 
 std::vector<std::string> SweepArgs(const std::string& config, const std::string& dir,
                                    const std::string& parallel) {
-  return {"sweep",      "--config", config,   "--dir",          dir,
-          "--parallel", parallel,   "--data", PETNAME_TEST_DATA};
+  return {"sweep", "--config", config, "--dir", dir, "--parallel", parallel, "--data", TestData()};
 }
 
 // The most trials running at once, from the start and end lines of `out`.
@@ -117,7 +117,7 @@ parameters:
 )");
   const std::string sweep_dir = dir.Join("runs");
   std::vector<std::string> argv = SweepArgs(config, sweep_dir, "1");
-  argv.insert(argv.begin(), PETNAME_BIN);
+  argv.insert(argv.begin(), PetnameBin());
   Subprocess sweep(argv, {}, Subprocess::Gated{});
   // The trial is held as it writes `latest` after its first checkpoint: SIGINT reaches the sweep
   // while the trial has trained an epoch and has not finished, however fast the machine is.
@@ -226,9 +226,9 @@ TEST(SweepTest, GpuTrialsWithoutEnoughGpusAreRefusedBeforeAnythingRuns) {
   ExpectOneLineError(RunPetname(SweepArgs(config, dir.Join("runs"), "2")), 2,
                      "no GPU is visible (1 GPU per trial, 0 visible)");
   EXPECT_FALSE(std::filesystem::exists(dir.Join("runs")));
-  ExpectOneLineError(RunPetname({"sweep", "--config", config, "--dir", dir.Join("runs"), "--data",
-                                 PETNAME_TEST_DATA}),
-                     2, "sweep: the trials need GPUs but no GPU is visible");
+  ExpectOneLineError(
+      RunPetname({"sweep", "--config", config, "--dir", dir.Join("runs"), "--data", TestData()}), 2,
+      "sweep: the trials need GPUs but no GPU is visible");
   EXPECT_FALSE(std::filesystem::exists(dir.Join("runs")));
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/file_util.h"
+#include "tests/support/test_paths.h"
 #include "tests/trainer/launch/subprocess.h"
 #include "trainer/launch/cpu_budget.h"
 
@@ -23,8 +24,8 @@ namespace fs = std::filesystem;
 
 // One epoch on 200 names, threads left to the default.
 std::vector<std::string> Args() {
-  return {PETNAME_BIN, "train",    "--data", PETNAME_TEST_DATA, "--max-names",
-          "200",       "--epochs", "1",      "--batch-size",    "128"};
+  return {PetnameBin(), "train",    "--data", TestData(),     "--max-names",
+          "200",        "--epochs", "1",      "--batch-size", "128"};
 }
 
 TEST(ThreadsTest, OmpNumThreadsWinsOverTheBudgetAndTheFlagOverBoth) {

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "tests/support/test_paths.h"
+
 namespace petname::data {
 namespace {
 
@@ -99,11 +101,11 @@ TEST(DataCheckTest, SummaryLine) {
 }
 
 TEST(SeattleDataTest, PassesTheChecksWholeAndInSmallPrefixes) {
-  if (!std::filesystem::exists(PETNAME_TEST_DATA)) GTEST_SKIP() << "no data";
+  if (!std::filesystem::exists(testing::TestData())) GTEST_SKIP() << "no data";
   for (size_t max_names : {size_t{0}, size_t{5}, size_t{50}, size_t{200}, size_t{2000}}) {
     NameList l;
-    ASSERT_TRUE(LoadNames({PETNAME_TEST_DATA, "", max_names}, &l).ok());
-    EXPECT_TRUE(CheckTrainable(PETNAME_TEST_DATA, l, BuildDataset(l.names, EncodeOptions())).ok())
+    ASSERT_TRUE(LoadNames({testing::TestData(), "", max_names}, &l).ok());
+    EXPECT_TRUE(CheckTrainable(testing::TestData(), l, BuildDataset(l.names, EncodeOptions())).ok())
         << max_names;
   }
 }

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 #include "tests/trainer/data/gzip_compress.h"
 #include "trainer/data/dataset.h"
 
@@ -157,10 +158,10 @@ TEST_F(NamesTest, GzipBombsAndDamagedGzip) {
 }
 
 TEST(SeattleDataTest, GzippedTableReadsAsThePlainOne) {
-  if (!fs::exists(PETNAME_TEST_DATA)) GTEST_SKIP() << "no data at " << PETNAME_TEST_DATA;
+  if (!fs::exists(testing::TestData())) GTEST_SKIP() << "no data at " << testing::TestData();
   std::string csv;
   {
-    std::ifstream in(PETNAME_TEST_DATA, std::ios::binary);
+    std::ifstream in(testing::TestData(), std::ios::binary);
     csv.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
   petname::testing::TempDir tmp;
@@ -169,7 +170,7 @@ TEST(SeattleDataTest, GzippedTableReadsAsThePlainOne) {
   NameSourceOptions o;
   NameList plain;
   NameList packed;
-  o.path = PETNAME_TEST_DATA;
+  o.path = testing::TestData();
   ASSERT_TRUE(LoadNames(o, &plain).ok());
   o.path = gz;
   ASSERT_TRUE(LoadNames(o, &packed).ok());
@@ -183,9 +184,9 @@ TEST(SeattleDataTest, GzippedTableReadsAsThePlainOne) {
 }
 
 TEST(SeattleDataTest, CountsMatchTheDataReadme) {
-  if (!fs::exists(PETNAME_TEST_DATA)) GTEST_SKIP() << "no data at " << PETNAME_TEST_DATA;
+  if (!fs::exists(testing::TestData())) GTEST_SKIP() << "no data at " << testing::TestData();
   NameSourceOptions o;
-  o.path = PETNAME_TEST_DATA;
+  o.path = testing::TestData();
   NameList got;
   ASSERT_TRUE(LoadNames(o, &got).ok());
   EXPECT_EQ(got.records, 45591u);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 #include "tests/trainer/launch/subprocess.h"
 #include "trainer/launch/free_port.h"
 
@@ -36,7 +37,7 @@ class DistDdpTest : public ::testing::Test {
   int Probe(const std::string& sub, std::vector<std::string> flags,
             const std::map<std::string, std::string>& env = {}) {
     fs::create_directories(dir_ / sub);
-    std::vector<std::string> argv = {DIST_PROBE, "--out", (dir_ / sub).string()};
+    std::vector<std::string> argv = {testing::DistProbe(), "--out", (dir_ / sub).string()};
     argv.insert(argv.end(), flags.begin(), flags.end());
     return RunProcess(argv, env, &output_);
   }
@@ -141,10 +142,10 @@ TEST_F(DistDdpTest, WorkerStartedBeforeMasterWaitsAndJoins) {
       {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", std::to_string(port)}, {"WORLD_SIZE", "2"}};
   fs::create_directories(dir_ / "r");
   env["RANK"] = "1";
-  Subprocess worker({DIST_PROBE, "--out", (dir_ / "r").string(), "--steps", "2"}, env);
+  Subprocess worker({testing::DistProbe(), "--out", (dir_ / "r").string(), "--steps", "2"}, env);
   std::this_thread::sleep_for(std::chrono::seconds(2));  // the worker retries meanwhile
   env["RANK"] = "0";
-  Subprocess master({DIST_PROBE, "--out", (dir_ / "r").string(), "--steps", "2"}, env);
+  Subprocess master({testing::DistProbe(), "--out", (dir_ / "r").string(), "--steps", "2"}, env);
   EXPECT_EQ(master.Wait(), 0) << master.Output();
   EXPECT_EQ(worker.Wait(), 0) << worker.Output();
   EXPECT_EQ(Params("r", 0), Params("r", 1));

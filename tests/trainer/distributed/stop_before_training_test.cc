@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/support/test_paths.h"
 #include "tests/trainer/launch/subprocess.h"
 
 namespace petname {
@@ -118,10 +119,10 @@ size_t Count(const std::string& text, const std::string& needle) {
 }
 
 std::vector<std::string> TrainArgs(int port, std::vector<std::string> extra) {
-  std::vector<std::string> args = {PETNAME_BIN,
+  std::vector<std::string> args = {testing::PetnameBin(),
                                    "train",
                                    "--data",
-                                   PETNAME_TEST_DATA,
+                                   testing::TestData(),
                                    "--max-names",
                                    "200",
                                    "--threads",

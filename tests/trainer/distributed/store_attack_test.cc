@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 #include "tests/trainer/launch/subprocess.h"
 #include "trainer/launch/free_port.h"
 #include "trainer/launch/launcher.h"
@@ -114,10 +115,10 @@ class StoreAttackTest : public ::testing::Test {
 
   // Starts rank `r` of a world of 2 with the job's secret (none when empty).
   void StartRank(int r, const std::string& secret = "the-jobs-secret") {
-    std::vector<std::string> args = {PETNAME_BIN,
+    std::vector<std::string> args = {testing::PetnameBin(),
                                      "train",
                                      "--data",
-                                     PETNAME_TEST_DATA,
+                                     testing::TestData(),
                                      "--max-names",
                                      "600",
                                      "--batch-size",

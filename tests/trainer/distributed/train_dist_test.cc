@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 #include "tests/trainer/launch/subprocess.h"
 #include "trainer/checkpoint/store.h"
 #include "trainer/launch/free_port.h"
@@ -30,13 +31,20 @@ class TrainDistTest : public ::testing::Test {
  protected:
   // petname train on 600 names, batch 32 per rank, one thread per rank.
   std::vector<std::string> Args(int nproc, int epochs, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {PETNAME_BIN,    "train",
-                                     "--data",       PETNAME_TEST_DATA,
-                                     "--max-names",  "600",
-                                     "--batch-size", "32",
-                                     "--threads",    "1",
-                                     "--epochs",     std::to_string(epochs),
-                                     "--nproc",      std::to_string(nproc)};
+    std::vector<std::string> args = {testing::PetnameBin(),
+                                     "train",
+                                     "--data",
+                                     testing::TestData(),
+                                     "--max-names",
+                                     "600",
+                                     "--batch-size",
+                                     "32",
+                                     "--threads",
+                                     "1",
+                                     "--epochs",
+                                     std::to_string(epochs),
+                                     "--nproc",
+                                     std::to_string(nproc)};
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   }
@@ -269,13 +277,15 @@ TEST_F(TrainDistTest, EachRanksLogOfTheAttemptSurvivesAKilledRank) {
   EXPECT_EQ(LastLineStarting(rank1, ""), rank1_last) << rank1;
 
   std::string listed;
-  ASSERT_EQ(RunProcess({PETNAME_BIN, "logs", "--checkpoint-dir", ckpt.string()}, {}, &listed), 0)
+  ASSERT_EQ(
+      RunProcess({testing::PetnameBin(), "logs", "--checkpoint-dir", ckpt.string()}, {}, &listed),
+      0)
       << listed;
   EXPECT_NE(listed.find("attempt 4: rank 0 ("), std::string::npos) << listed;
   EXPECT_NE(listed.find(", rank 1 ("), std::string::npos) << listed;
   std::string printed;
-  ASSERT_EQ(RunProcess({PETNAME_BIN, "logs", "--checkpoint-dir", ckpt.string(), "--attempt", "4",
-                        "--rank", "1"},
+  ASSERT_EQ(RunProcess({testing::PetnameBin(), "logs", "--checkpoint-dir", ckpt.string(),
+                        "--attempt", "4", "--rank", "1"},
                        {}, &printed),
             0)
       << printed;

@@ -15,6 +15,7 @@
 
 #include "common/file_util.h"
 #include "tests/common/http/raw_client.h"
+#include "tests/support/test_paths.h"
 #include "tests/trainer/cli/run_petname.h"
 #include "tests/trainer/launch/subprocess.h"
 #include "tests/trainer/launch/syscall_hold.h"
@@ -70,10 +71,10 @@ TEST(MetricsCliTest, TheFirstScrapeServesTheRunsFactsBeforeTheDataIsRead) {
   std::vector<std::string> args =
       With(SmallTrainArgs(1, ""),
            {"--metrics-port", std::to_string(port), "--metrics-address", "127.0.0.1"});
-  args.insert(args.begin(), PETNAME_BIN);
+  args.insert(args.begin(), PetnameBin());
   Subprocess p(args, {}, Subprocess::Gated{});
   SyscallHold hold(&p);
-  const std::string data = std::filesystem::absolute(PETNAME_TEST_DATA).string();
+  const std::string data = std::filesystem::absolute(TestData()).string();
   ASSERT_TRUE(hold.UntilOpen([&](const std::string& path, int) { return path == data; }))
       << hold.error() << "\n"
       << p.Output();

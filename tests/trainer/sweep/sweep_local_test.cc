@@ -9,6 +9,8 @@
 #include "trainer/sweep/sweep_status.h"
 #include "trainer/sweep/trial_args.h"
 
+#include "tests/support/test_paths.h"
+
 namespace petname::sweep {
 namespace {
 
@@ -93,7 +95,7 @@ TEST(TrialArgsTest, MapsTheJobSpecToTrainFlags) {
 
 TEST(TrialArgsTest, TheSeedGridExampleRunsEveryRankOnAGpu) {
   std::string text;
-  ASSERT_TRUE(ReadFile(PETNAME_SOURCE_DIR "/examples/sweep-seed-grid.yaml", &text).ok());
+  ASSERT_TRUE(ReadFile(testing::SourcePath("examples/sweep-seed-grid.yaml"), &text).ok());
   SweepFile f;
   ASSERT_TRUE(ParseSweepFile(text, "sweep-seed-grid", &f).ok());
   EXPECT_EQ(f.name, "seed-grid");

@@ -6,6 +6,8 @@
 
 #include "common/file_util.h"
 
+#include "tests/support/test_paths.h"
+
 namespace petname::sweep {
 namespace {
 
@@ -13,9 +15,7 @@ using Json = nlohmann::json;
 
 std::string Hostile(const std::string& name) {
   std::string text;
-  EXPECT_TRUE(
-      ReadFile(std::string(PETNAME_SOURCE_DIR) + "/tests/trainer/sweep/hostile/" + name, &text)
-          .ok());
+  EXPECT_TRUE(ReadFile(testing::SourcePath("tests/trainer/sweep/hostile/") + name, &text).ok());
   return text;
 }
 
