@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # A paged list that expires mid-way (docs/contributing/faults.md). A sweep's two trials run; the operator
-# stops; 500 more PetNameTrainingJobs labelled with the sweep's name (suspended, not its trials)
-# make both job lists (the job controller's, and the sweep controller's by label) many pages
-# long. The operator restarts behind fault_proxy.py, which answers the first page 2 of
-# each list with 410 Expired, as the API server does when a continue token expired. The informers
-# must list again from the first page: every job is reconciled (all 500 reach Suspended), and the
-# sweep still sees its trials (their rows stay Running; none reads as "the trial job was
-# deleted", as it would from an empty cache).
+# stops; 40 more PetNameTrainingJobs labelled with the sweep's name (suspended, not its trials)
+# make both job lists (the job controller's, and the sweep controller's by label) six pages long
+# (the operator lists 8 objects a page: kPageLimit in operator/kube/informer.cc). The operator
+# restarts behind fault_proxy.py, which answers the first page 2 of each list with 410 Expired,
+# as the API server does when a continue token expired. The informers must list again from the
+# first page: every job is reconciled (all 40 reach Suspended), and the sweep still sees its
+# trials (their rows stay Running; none reads as "the trial job was deleted", as it would from an
+# empty cache).
 # shellcheck disable=SC2016 # the single-quoted arguments of `requests` are awk conditions
 source "$(dirname "$0")/lib.sh"
 
-EXTRA=500
+EXTRA=40
 k create -f - >/dev/null <<YAML
 apiVersion: petname.dev/v1alpha1
 kind: PetNameTrainingSweep
