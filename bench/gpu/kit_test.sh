@@ -26,14 +26,17 @@ for d in "$wheel" "$cuda_libs"; do
   [[ -f $d/.complete ]] || { echo "kit_test: no $d (scripts/torch-wheel, scripts/cuda-libs); skipped" && exit 77; }
 done
 bash bench/gpu/prepare.sh --debs-only || { echo "kit_test: prepare.sh failed" && exit 1; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/petname-kit-test.XXXXXX")
+# The work folder is inside BUILD_DIR (in the repository, as scripts/build-torch2 makes it), so
+# that ccache (below) sees the kit's paths and the sources' at the same place relative to it.
+work=$(mktemp -d "$objects/kit-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 pass=0 fail=0
 passed() { pass=$((pass + 1)) && echo "ok      $1"; }
 failed() { fail=$((fail + 1)) && echo "FAILED  $1"; }
-# The compiles below go through ccache (bench/gpu/build.sh), with paths under the work folder
-# rewritten relative to it, so that a second run compiles nothing.
-export CCACHE_DIR=${CCACHE_DIR:-$cache/ccache} CCACHE_BASEDIR=$work \
+# The compiles below go through ccache (bench/gpu/build.sh), with paths under the repository
+# (the kit's, in the work folder, and the sources') rewritten relative to the compile's folder, so
+# that a second run compiles nothing, in this clone or another.
+export CCACHE_DIR=${CCACHE_DIR:-$cache/ccache} CCACHE_BASEDIR=$PWD \
   CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
 configure() {  # configure NAME DEBS_DIR: bench/gpu/build.sh's configure, kit only
   PETNAME_GPU_DEBS=$2 PETNAME_DEB_ROOT=$work/root-$1 PETNAME_TORCH_WHEEL_DIR=$wheel \
