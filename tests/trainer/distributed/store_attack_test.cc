@@ -20,7 +20,7 @@
 #include <thread>
 
 #include "tests/support/temp_dir.h"
-#include "tests/support/test_paths.h"
+#include "tests/trainer/distributed/small_run.h"
 #include "tests/trainer/launch/subprocess.h"
 #include "trainer/launch/free_port.h"
 #include "trainer/launch/launcher.h"
@@ -115,22 +115,10 @@ class StoreAttackTest : public ::testing::Test {
 
   // Starts rank `r` of a world of 2 with the job's secret (none when empty).
   void StartRank(int r, const std::string& secret = "the-jobs-secret") {
-    std::vector<std::string> args = {testing::PetnameBin(),
-                                     "train",
-                                     "--data",
-                                     testing::TestData(),
-                                     "--max-names",
-                                     "600",
-                                     "--batch-size",
-                                     "32",
-                                     "--threads",
-                                     "1",
-                                     "--epochs",
-                                     "1",
-                                     "--rendezvous-timeout",
-                                     std::to_string(kRendezvousTimeoutS),
-                                     "--summary-json",
-                                     (dir_ / ("rank" + std::to_string(r) + ".json")).string()};
+    std::vector<std::string> args = testing::SmallRunArgs(1);
+    args.insert(args.end(),
+                {"--rendezvous-timeout", std::to_string(kRendezvousTimeoutS), "--summary-json",
+                 (dir_ / ("rank" + std::to_string(r) + ".json")).string()});
     std::map<std::string, std::string> env = {{"MASTER_ADDR", "127.0.0.1"},
                                               {"MASTER_PORT", std::to_string(port_)},
                                               {"WORLD_SIZE", "2"},

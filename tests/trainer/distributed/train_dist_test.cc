@@ -16,6 +16,7 @@
 
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_paths.h"
+#include "tests/trainer/distributed/small_run.h"
 #include "tests/trainer/launch/subprocess.h"
 #include "trainer/checkpoint/store.h"
 #include "trainer/launch/free_port.h"
@@ -29,22 +30,10 @@ using testing::Subprocess;
 
 class TrainDistTest : public ::testing::Test {
  protected:
-  // petname train on 600 names, batch 32 per rank, one thread per rank.
+  // SmallRunArgs(epochs) on `nproc` ranks of the local launcher.
   std::vector<std::string> Args(int nproc, int epochs, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {testing::PetnameBin(),
-                                     "train",
-                                     "--data",
-                                     testing::TestData(),
-                                     "--max-names",
-                                     "600",
-                                     "--batch-size",
-                                     "32",
-                                     "--threads",
-                                     "1",
-                                     "--epochs",
-                                     std::to_string(epochs),
-                                     "--nproc",
-                                     std::to_string(nproc)};
+    std::vector<std::string> args = testing::SmallRunArgs(epochs);
+    args.insert(args.end(), {"--nproc", std::to_string(nproc)});
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   }
