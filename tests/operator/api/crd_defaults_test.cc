@@ -75,8 +75,7 @@ const std::map<std::string, std::string> kDiffersOnPurpose = {
 };
 
 YAML::Node Schema() {
-  const YAML::Node crd =
-      YAML::LoadFile(testing::SourcePath("crds/petname.dev_petnametrainingjobs.yaml"));
+  const YAML::Node crd = YAML::LoadFile(testing::JobCrd());
   return crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
 }
 

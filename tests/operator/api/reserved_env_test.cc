@@ -65,9 +65,7 @@ TEST(ReservedEnvTest, TheCrdsRulesListTheSameNames) {
             "!e.name.startsWith('PET_') && "
             "(!e.name.startsWith('PETNAME_') || e.name in ['PETNAME_KATIB_METRICS_FILE'])");
   // The job's spec.env and spec.template; the sweep's copies of both in spec.template.
-  for (const std::string& path :
-       {testing::SourcePath("crds/petname.dev_petnametrainingjobs.yaml"),
-        testing::SourcePath("crds/petname.dev_petnametrainingsweeps.yaml")}) {
+  for (const std::string& path : {testing::JobCrd(), testing::SweepCrd()}) {
     std::vector<std::string> rules;
     EnvRules(YAML::LoadFile(path), &rules);
     ASSERT_EQ(rules.size(), 2U) << path;

@@ -24,9 +24,8 @@ Json SpecSchema(const std::string& path) {
 }
 
 TEST(SweepCrdTest, TheTemplateIsTheJobSpec) {
-  Json job = SpecSchema(testing::SourcePath("crds/petname.dev_petnametrainingjobs.yaml"));
-  Json tmpl = SpecSchema(
-      testing::SourcePath("crds/petname.dev_petnametrainingsweeps.yaml"))["properties"]["template"];
+  Json job = SpecSchema(testing::JobCrd());
+  Json tmpl = SpecSchema(testing::SweepCrd())["properties"]["template"];
   ASSERT_TRUE(tmpl.is_object());
   job.erase("description");
   tmpl.erase("description");
@@ -34,8 +33,7 @@ TEST(SweepCrdTest, TheTemplateIsTheJobSpec) {
 }
 
 TEST(SweepCrdTest, TheCrdDefaultsAreTheCoresDefaults) {
-  const Json sweep =
-      SpecSchema(testing::SourcePath("crds/petname.dev_petnametrainingsweeps.yaml"))["properties"];
+  const Json sweep = SpecSchema(testing::SweepCrd())["properties"];
   const sweep::SweepSpec core;
   EXPECT_EQ(sweep["parallelTrialCount"]["default"], std::to_string(core.parallel_trial_count));
   EXPECT_EQ(sweep["seed"]["default"], std::to_string(core.seed));

@@ -237,8 +237,7 @@ TEST(CacheShapeTest, TrialJobsOfASweepKeepWhatTheSweepReads) {
 }
 
 TEST(CacheShapeTest, TheRankBoundIsTheCrdsMaximumOfReplicas) {
-  const YAML::Node crd =
-      YAML::LoadFile(testing::SourcePath("crds/petname.dev_petnametrainingjobs.yaml"));
+  const YAML::Node crd = YAML::LoadFile(testing::JobCrd());
   const YAML::Node replicas = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
                                  ["spec"]["properties"]["replicas"];
   ASSERT_TRUE(replicas["maximum"]) << "spec.replicas has no maximum";
