@@ -20,7 +20,7 @@
 #      runs 2 rank processes, the 4 ranks rendezvous (world size 4 in the checkpoint), Prometheus
 #      scraped the 4 local ranks' metrics ports; one local rank process of pod 1 is killed: the
 #      gang restarts, resumes from the checkpoint and Succeeds.
-#   6. the node's kubelet, then its containerd, are restarted mid-training
+#   6. the node's containerd, then its kubelet, are restarted mid-training
 #      (tests/e2e/node_restart_scenario.sh): the rank containers keep running, the job Succeeds
 #      with the same two pods and no gang restart, the node is Ready again.
 #   7. a PetNameTrainingSweep, a 2 x 2 grid of 1-rank trials, 2 at a time
@@ -576,11 +576,31 @@ scenario_4() {
   SCENARIO_SECONDS[4-delete]=$((SECONDS - t0))
 }
 
+# dead_daemon: prints the pid file of a cluster or node daemon that no longer runs (gone, or a
+# zombie not yet reaped) and succeeds; fails when every daemon with a pid file runs. After one
+# exited, every scenario would time out.
+dead_daemon() {
+  local pidfile stat
+  for pidfile in "$CLUSTER"/*.pid "$PETNAME_NODE_DIR"/*.pid; do
+    [[ -f $pidfile ]] || continue
+    if ! stat=$(cat "/proc/$(cat "$pidfile")/stat" 2>/dev/null) || [[ ${stat##*) } == [ZX]* ]]; then
+      echo "$pidfile"
+      return 0
+    fi
+  done
+  return 1
+}
+
 # Each scenario plans and reports its own checks; 2-4 need the operator that 1 installs.
 scenario_1
 if eventually 5 operator_ready; then
   for n in $SCENARIOS; do
     ((n > 1)) || continue
+    if dead=$(dead_daemon); then
+      tail -n 20 "${dead%.pid}.log" >&2
+      not_ok "$(basename "$dead" .pid) exited (log ${dead%.pid}.log); scenarios from $n on not run"
+      break
+    fi
     STOP=0
     "scenario_$n"
   done
