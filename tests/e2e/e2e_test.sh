@@ -79,7 +79,7 @@
 # stops the whole run, naming the command. Prints `N passed, N failed`, the time of each scenario
 # and the node's resource use (also in WORK/report.md). Everything it starts is stopped on exit
 # (the cluster also by its watchdog); WORK is kept when a check failed.
-# Env: E2E_MAX_NAMES (default 3000), E2E_EPOCHS (default 6), E2E_BATCH (default 256), sizes of
+# Env: E2E_MAX_NAMES (default 3000), E2E_EPOCHS (default 4), E2E_BATCH (default 256), sizes of
 # each job (small enough for < 2 min per scenario on 2 cores, big enough to be killed mid-training);
 # E2E_SCENARIOS (default "1 2 3 4 5 6 7 8 9 10 13 12 11"): the scenarios to run after scenario 1, which installs
 # the operator and always runs.
@@ -89,7 +89,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BIN_DIR=$(cd "${1:?usage: e2e_test.sh BIN_DIR CSV}" && pwd)
 CSV=${2:?usage: e2e_test.sh BIN_DIR CSV}
 MAX_NAMES=${E2E_MAX_NAMES:-3000}
-EPOCHS=${E2E_EPOCHS:-6}
+EPOCHS=${E2E_EPOCHS:-4}
 BATCH=${E2E_BATCH:-256}
 SCENARIOS=${E2E_SCENARIOS:-1 2 3 4 5 6 7 8 9 10 13 12 11}
 for n in $SCENARIOS; do
