@@ -2,7 +2,8 @@
 # Daemon helpers shared by up.sh, node-up.sh, down.sh and node-down.sh (source it; the caller
 # defines log MESSAGE):
 #   start_daemon DIR NAME CMD...   runs CMD in its own session, output DIR/NAME.log, pid DIR/NAME.pid
-#   daemon_alive DIR NAME          the process of DIR/NAME.pid runs
+#   daemon_alive DIR NAME          the process of DIR/NAME.pid runs (a zombie, exited but not yet
+#                                  reaped, does not)
 #   poll_daemon DIR NAME SECONDS CMD...
 #                                  polls CMD every 0.5 s: 0 once it succeeds, 1 when NAME exits
 #                                  first, 2 after SECONDS
@@ -17,7 +18,11 @@ start_daemon() {
   echo $! >"$dir/$name.pid"
 }
 
-daemon_alive() { kill -0 "$(cat "$1/$2.pid" 2>/dev/null)" 2>/dev/null; }
+daemon_alive() {
+  local pid stat
+  pid=$(cat "$1/$2.pid" 2>/dev/null) && [[ $pid =~ ^[0-9]+$ ]] &&
+    stat=$(cat "/proc/$pid/stat" 2>/dev/null) && [[ ${stat##*) } != [ZX]* ]]
+}
 
 poll_daemon() {
   local dir=$1 name=$2 deadline=$((SECONDS + $3))

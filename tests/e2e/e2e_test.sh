@@ -99,6 +99,8 @@ done
 source "$ROOT/tests/cluster/env.sh"
 # shellcheck source-path=SCRIPTDIR source=../support/ports.sh
 source "$ROOT/tests/support/ports.sh"
+# shellcheck source-path=SCRIPTDIR source=../cluster/lib.sh
+source "$ROOT/tests/cluster/lib.sh"
 
 if (($(id -u) != 0)); then
   echo "SKIP: the single-node cluster needs root (bridge, cgroups, containerd)" >&2
@@ -576,17 +578,14 @@ scenario_4() {
   SCENARIO_SECONDS[4-delete]=$((SECONDS - t0))
 }
 
-# dead_daemon: prints the pid file of a cluster or node daemon that no longer runs (gone, or a
-# zombie not yet reaped) and succeeds; fails when every daemon with a pid file runs. After one
-# exited, every scenario would time out.
+# dead_daemon: prints the pid file of a cluster or node daemon that no longer runs (lib.sh's
+# daemon_alive) and succeeds; fails when every daemon with a pid file runs. After one exited,
+# every scenario would time out.
 dead_daemon() {
-  local pidfile stat
+  local pidfile
   for pidfile in "$CLUSTER"/*.pid "$PETNAME_NODE_DIR"/*.pid; do
     [[ -f $pidfile ]] || continue
-    if ! stat=$(cat "/proc/$(cat "$pidfile")/stat" 2>/dev/null) || [[ ${stat##*) } == [ZX]* ]]; then
-      echo "$pidfile"
-      return 0
-    fi
+    daemon_alive "${pidfile%/*}" "$(basename "$pidfile" .pid)" || { echo "$pidfile"; return 0; }
   done
   return 1
 }
