@@ -7,8 +7,9 @@
 #   setup NAME COMMAND...      runs COMMAND (output appended to $CHECKS_LOG) as a step the checks
 #                              depend on, not a check: on failure one `not ok - setup: NAME` line
 #                              (a failure) and a non-zero status (under `set -e` the suite stops)
-#   eventually SECONDS CMD...  retries CMD (output appended to $CHECKS_LOG) every 0.5 s until it
-#                              succeeds (0) or SECONDS have passed (1)
+#   eventually SECONDS CMD...  retries CMD (output appended to $CHECKS_LOG) until it succeeds (0)
+#                              or SECONDS have passed (1), the pause between tries doubling from
+#                              0.1 s to 1 s (poll.sh)
 #   checks_done                the script's last line: it reached its end
 #   checks_finish RC           for the EXIT trap, with the script's exit status: prints
 #                              `N passed, N failed` last and returns 0 only when the script
@@ -24,6 +25,8 @@
 # literals, or checks_plan_files with a literal K, DIR relative to "$HERE" or "$ROOT").
 # Sourcing this file records where an unchecked command fails (an ERR trap, inherited by
 # functions), so that a suite stopped by `set -e` names the command.
+# shellcheck source-path=SCRIPTDIR source=poll.sh
+source "$(dirname "${BASH_SOURCE[0]}")/poll.sh"
 PASSED=0
 FAILED=0
 CHECKS_PLANNED=0
@@ -59,11 +62,11 @@ setup() {
   return "$rc"
 }
 eventually() {
-  local deadline=$((SECONDS + $1))
+  local deadline=$((SECONDS + $1)) polls=0
   shift
   until "$@" >>"$CHECKS_LOG" 2>&1; do
     ((SECONDS < deadline)) || return 1
-    sleep 0.5
+    poll_pause $((polls++))
   done
 }
 checks_done() { CHECKS_DONE=1; }

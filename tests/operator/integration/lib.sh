@@ -11,6 +11,8 @@ set -euo pipefail
 source "$PETNAME_CLUSTER_DIR/cluster.env"
 # shellcheck source-path=SCRIPTDIR source=../../support/ports.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../support/ports.sh"
+# shellcheck source-path=SCRIPTDIR source=../../lib/poll.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../lib/poll.sh"
 
 TEST_NAME=$(basename "$0" .sh)
 NS="${TEST_NAME//_/-}-$RANDOM"
@@ -26,13 +28,14 @@ fail() {
 }
 k() { "$KUBECTL" --kubeconfig "$KUBECONFIG" -n "$NS" "$@"; }
 
-# wait_until DESCRIPTION SECONDS CMD...: polls CMD until it succeeds, else fails the test.
+# wait_until DESCRIPTION SECONDS CMD...: polls CMD until it succeeds (pausing as poll.sh says),
+# else fails the test.
 wait_until() {
-  local what=$1 deadline=$((SECONDS + $2))
+  local what=$1 deadline=$((SECONDS + $2)) polls=0
   shift 2
   until "$@" >/dev/null 2>&1; do
     ((SECONDS < deadline)) || fail "timed out waiting for $what"
-    sleep 0.2
+    poll_pause $((polls++))
   done
 }
 
