@@ -145,7 +145,6 @@ for f in "$HERE"/invalid/*.yaml; do
   name=$(basename "$f" .yaml)
   expect=$(sed -n 's/^# expect: //p;T;q' "$f")
   if [[ -z $expect ]]; then fail "invalid/$name has an '# expect:' line"; continue; fi
-  objname=$(k create --dry-run=client -n "$NS" -o 'jsonpath={.metadata.name}' -f "$f" 2>/dev/null || true)
   api=$API
   [[ $(sed -n 's/^kind: //p' "$f") != PetNameTrainingSweep ]] || api=$SWEEP_API
   # 1) kubectl apply --validate=strict (server-side strict field validation)
