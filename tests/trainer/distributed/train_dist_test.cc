@@ -18,6 +18,7 @@
 #include "tests/support/test_paths.h"
 #include "tests/trainer/distributed/small_run.h"
 #include "tests/trainer/launch/subprocess.h"
+#include "tests/trainer/launch/syscall_hold.h"
 #include "trainer/checkpoint/store.h"
 #include "trainer/launch/free_port.h"
 
@@ -52,8 +53,12 @@ class TrainDistTest : public ::testing::Test {
     return false;
   }
 
-  // SIGTERM during epoch 1 of 3 on two ranks: both stop at one step, rank 0 checkpoints, the
-  // launcher exits 143, and resuming ends with the parameters of a run that never stopped.
+  // SIGTERM once epoch 1 of 3 is done on two ranks: both stop at one step of epoch 2, rank 0
+  // checkpoints, the launcher exits 143, and resuming ends with the parameters of a run that
+  // never stopped. The run is held (SyscallHold) as rank 0 starts writing the checkpoint of
+  // epoch 1, and the signal goes to rank 0 and to the launcher (which forwards it to both ranks)
+  // before either trains on: rank 0's stop vote is in the first step of epoch 2, so the stop
+  // lands inside the run however fast the machine is.
   void ExpectSigtermResumesExactly(const std::vector<std::string>& extra) {
     const std::string ckpt = (dir_ / "ckpt").string();
     auto args = [&](std::vector<std::string> more) {
@@ -64,9 +69,17 @@ class TrainDistTest : public ::testing::Test {
     ASSERT_EQ(RunProcess(args({"--summary-json", (dir_ / "full.json").string()}), {}, &out), 0)
         << out;
 
-    Subprocess run(args({"--checkpoint-dir", ckpt}), {});
-    ASSERT_TRUE(WaitForOutput(run, "[rank 0] epoch 1/3")) << run.Output();
-    kill(run.pid(), SIGTERM);  // the launcher forwards it to both ranks
+    Subprocess run(args({"--checkpoint-dir", ckpt}), {}, Subprocess::Gated{});
+    testing::SyscallHold hold(&run);
+    const std::string staging = ckpt + "/.staging-epoch-000001-";
+    ASSERT_TRUE(hold.UntilOpen([&](const std::string& path, int) {
+      return path.rfind(staging, 0) == 0;
+    })) << hold.error()
+        << "\n"
+        << run.Output();
+    ASSERT_EQ(kill(hold.held(), SIGTERM), 0);
+    ASSERT_EQ(kill(run.pid(), SIGTERM), 0);
+    hold.Release();
     EXPECT_EQ(run.Wait(), 143) << run.Output();
     EXPECT_NE(run.Output().find("[rank 0] petname: stopping on SIGTERM after step "),
               std::string::npos)
