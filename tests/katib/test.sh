@@ -24,6 +24,6 @@ if [[ -z $go ]]; then
 fi
 
 bin=$(realpath "$1") data=$(realpath "$2")
-export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-mod=readonly -trimpath -buildvcs=false"
+export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-mod=readonly -trimpath -buildvcs=false -gcflags=all=-dwarf=false"
 cd "$HERE"
 PETNAME_BIN=$bin PETNAME_TEST_DATA=$data "$go" test -count=1 -v ./...
