@@ -8,8 +8,9 @@ Reads `ctest --show-only=json-v1` of each build directory given and the check pl
 suites (tests/lib/checks.sh: `checks_plan N`, `checks_plan_files K DIR GLOB`; Python:
 `checks_plan(N)`, in the suite's script and the repository scripts it names). Then, in
 docs/contributing/testing.md's "Every suite" tables:
-  - a gtest executable's row says `name` (N): its ctest tests in build/, or (N; T M) where
-    build-torch2/ has another number (tests compiled for one build only);
+  - a gtest executable's row says `name` (N): its ctest tests in build/ (in build-asan/ for the
+    tests that run there only, which scripts/test's build/ does not list: PETNAME_SANITIZER_TESTS),
+    or (N; T M) where build-torch2/ has another number (tests compiled for one build only);
   - a script suite with a plan says `name` (N checks);
   - the block between the `counts` markers gives the totals of each build directory, from the
     rows' **runs in** column (B, A, T): build-asan/ runs the tests labelled unit or sanitize.
@@ -142,6 +143,8 @@ def main():
     build = ctest_list(args.build)
     source = source_root(args.build)
     exes = exe_counts(build)
+    asan = ctest_list(args.asan) if args.asan else None
+    a_exes = exe_counts(asan) if asan is not None else {}
     torch2 = ctest_list(args.torch2) if args.torch2 else None
     t_exes = exe_counts(torch2) if torch2 is not None else None
 
@@ -154,14 +157,21 @@ def main():
         documented.update(names)
         if gtest_row:
             name = names[0]
-            b = exes.get(name)
+            # The tests build-asan/ alone runs are counted there; a build/ configured with
+            # PETNAME_SANITIZER_TESTS=OFF (scripts/test's) does not list them.
+            in_b = "B" in runs_in.split()
+            b = exes.get(name) if in_b else exes.get(name, a_exes.get(name))
+            if b is None and not in_b and asan is None and re.match(r"\d+", annotation or ""):
+                b = int(re.match(r"\d+", annotation).group())  # unchecked without build-asan/'s list
             if b is None:
-                findings.append(f"docs/contributing/testing.md: `{name}` is not a ctest executable of {args.build}")
+                where = args.build if in_b else f"{args.build} or {args.asan}"
+                findings.append(f"docs/contributing/testing.md: `{name}` is not a ctest executable of {where}")
                 continue
             t = t_count(annotation, b) if t_exes is None else t_exes.get(name, 0)
             want = f"{b}" if t == b or "T" not in runs_in else f"{b}; T {t}"
             count_b, count_t = b, t
-            gtest_b += b
+            if in_b:
+                gtest_b += b
         else:
             count_b = count_t = len(names)
             scripts_b += len(names)
@@ -181,21 +191,21 @@ def main():
         if is_gtest(build[name][0]):
             continue  # counted in its executable's row
         findings.append(f"docs/contributing/testing.md: no row for the ctest test {name}")
-    for exe in sorted(set(exes) - documented):
+    for exe in sorted((set(exes) | set(a_exes)) - documented):
         findings.append(f"docs/contributing/testing.md: no row for the gtest executable {exe}")
 
     for label, listed, tier, run in (("build-asan", args.asan, "A", r"^(unit|sanitize)$"),
                                      ("build-torch2", args.torch2, "T", None)):
         if not listed:
             continue
-        tests = ctest_list(listed) if label != "build-torch2" else torch2
+        tests = asan if label == "build-asan" else torch2
         n = sum(1 for _, labels in tests.values()
                 if run is None or any(re.match(run, lab) for lab in labels))
         if n != totals[tier]:
             findings.append(f"{label}: {n} tests run, docs/contributing/testing.md's rows say {totals[tier]}")
 
     block = [BEGIN,
-             f"build/ lists {len(build)} ctest tests: {gtest_b} gtest cases and {scripts_b} script"
+             f"build/ runs {gtest_b + scripts_b} ctest tests: {gtest_b} gtest cases and {scripts_b} script"
              f" tests (`e2e.node` among them, run from `build/tests/e2e`); build-asan/ runs"
              f" {totals['A']} (labels `unit` and `sanitize`); build-torch2/ runs {totals['T']}. The"
              f" script suites plan {checks} `ok -` checks.",
