@@ -6,9 +6,10 @@
 #   run.sh        the launcher (bench/gpu/bundle_run.sh)
 #   bin/petname   the CUDA build's petname (scripts/build-torch2, the CUDA image's), stripped,
 #                 its DT_RPATH (this machine's folders) cleared
-#   lib/          the shared libraries it loads besides LibTorch, CUDA, NCCL and the C/C++
+#   bin/strace    this machine's strace, with which check.sh's resume check stops its run
+#   lib/          the shared libraries they load besides LibTorch, CUDA, NCCL and the C/C++
 #                 runtime, as ldd finds them here (OpenSSL, curl and what it loads,
-#                 prometheus-cpp, cpp-httplib, yaml-cpp, ...)
+#                 prometheus-cpp, cpp-httplib, yaml-cpp, libunwind, ...)
 #   data/         the Seattle table (scripts/get-data's, or --data CSV)
 #   bench/        gpu/check.sh, sweep.sh, measure.sh, verify.py, runtime.py and recipe.py
 #   BUNDLE        the torch version and CUDA major petname was built against (the launcher
@@ -41,6 +42,7 @@ done
 readelf -d "$bin" | grep -q '(NEEDED).*\[libtorch_cuda\.so\]' ||
   die "$bin does not link libtorch_cuda.so: not a CUDA build (scripts/build-torch2)"
 [[ -f $data ]] || die "no $data (scripts/get-data)"
+strace_bin=$(command -v strace) || die "no strace (scripts/setup installs it): check.sh's resume check stops its run with it"
 out=${out:-$(dirname "$(dirname "$bin")")/gpu-bundle}
 wheel=${wheel:-$(bash scripts/torch-wheel)}
 cuda_libs=${cuda_libs:-$(bash scripts/cuda-libs)}
@@ -53,9 +55,10 @@ mkdir -p "$folder.partial"/{bin,lib,data,bench/gpu}
 trap 'rm -rf "$folder.partial"' EXIT
 # What petname loads from outside the wheel and the CUDA libraries: the libraries of this
 # machine's Debian packages that the GPU machine need not have.
-line=$(LD_LIBRARY_PATH=$(find "$cuda_libs/nvidia" -mindepth 2 -maxdepth 2 -name lib -type d | paste -sd:) \
-  python3 bench/gpu/runtime.py bundle-libs "$bin" "$wheel" "$cuda_libs") || die "$line"
-readarray -t libs <<<"$line"
+petname_libs=$(LD_LIBRARY_PATH=$(find "$cuda_libs/nvidia" -mindepth 2 -maxdepth 2 -name lib -type d | paste -sd:) \
+  python3 bench/gpu/runtime.py bundle-libs "$bin" "$wheel" "$cuda_libs") || die "$petname_libs"
+strace_libs=$(python3 bench/gpu/runtime.py bundle-libs "$strace_bin" "$wheel" "$cuda_libs") || die "$strace_libs"
+readarray -t libs < <(printf '%s\n' "$petname_libs" "$strace_libs" | sed '/^$/d' | sort -u)
 package_of() { # LIBRARY: its Debian package, under any of the names a merged /usr gives it
   local real p
   real=$(realpath "$1")
@@ -68,6 +71,7 @@ package_of() { # LIBRARY: its Debian package, under any of the names a merged /u
   echo "torch $torch_version"
   echo "cuda $cuda_major"
   echo "commit $(git describe --always --dirty 2>/dev/null || echo unknown)"
+  echo "strace $(dpkg-query -W -f '${Version}' strace 2>/dev/null || echo unknown)"
   echo "libraries (file, Debian package, version):"
 } >"$folder.partial/BUNDLE"
 for lib in "${libs[@]}"; do
@@ -78,11 +82,12 @@ for lib in "${libs[@]}"; do
 done
 strip -o "$folder.partial/bin/petname" "$bin"
 bash scripts/clear-rpath "$folder.partial/bin/petname"
+cp "$strace_bin" "$folder.partial/bin/strace"
 install -m 644 "$data" "$folder.partial/data/seattle_pet_licenses.csv"
 cp bench/gpu/{check.sh,sweep.sh,measure.sh,verify.py,runtime.py} "$folder.partial/bench/gpu/"
 cp bench/recipe.py "$folder.partial/bench/"
 cp bench/gpu/bundle_run.sh "$folder.partial/run.sh"
-chmod 755 "$folder.partial/run.sh" "$folder.partial/bin/petname"
+chmod 755 "$folder.partial/run.sh" "$folder.partial/bin/petname" "$folder.partial/bin/strace"
 
 rm -rf "$folder" "$out/petname-gpu.tar.gz"
 mv "$folder.partial" "$folder"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The GPU bundle's launcher: bench/gpu/bundle.sh puts it at the top of the bundle as run.sh
 # (docs/contributing/gpu.md). It finds the machine's own LibTorch, checks that it is the torch and CUDA
-# version the bundle's petname was built against and that every library petname loads resolves
-# (ldd), all before it runs anything; then it runs bench/gpu/check.sh, the throughput sweep
+# version the bundle's petname was built against and that every library petname and strace load
+# resolves (ldd), all before it runs anything; then it runs bench/gpu/check.sh, the throughput sweep
 # (sweep.sh) and the comparison with the PyTorch recipe (measure.sh), every raw log under one
 # folder.
 #
@@ -68,7 +68,9 @@ for d in "$(dirname "$libtorch")"/nvidia/*/lib ${cuda_libs:+"$cuda_libs"/nvidia/
 done
 LD_LIBRARY_PATH=$(IFS=: && echo "${folders[*]}")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH
-line=$(runtime resolve bin/petname "${folders[@]}") || die "$line"
+for program in bin/petname bin/strace; do
+  line=$(runtime resolve "$program" "${folders[@]}") || die "$line"
+done
 if [[ " ${chosen[*]} " == *" measure "* ]]; then
   python3 -c 'import torch' 2>/dev/null ||
     die "measure runs bench/recipe.py, which needs python3 with torch; leave measure out of --parts"
@@ -92,7 +94,7 @@ for part in "${chosen[@]}"; do
   echo "== $part"
   case $part in
     check)
-      bash bench/gpu/check.sh --device "$device" --petname bin/petname \
+      bash bench/gpu/check.sh --device "$device" --petname bin/petname --strace bin/strace \
         --data data/seattle_pet_licenses.csv "${max_names[@]}" --out "$out/check" ;;
     sweep) bash bench/gpu/sweep.sh . 4 "4096 16384 65536" "fp32 bf16" "device-forest cudnn" "$out/sweep" "default deterministic" ;;
     measure) bash bench/gpu/measure.sh . "$out/measure" 2 ;;

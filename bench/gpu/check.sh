@@ -4,15 +4,18 @@
 # check, `ok NAME: ...` or `FAILED NAME: reason`, then one last line; exit 1 if any failed.
 #
 #   bash bench/gpu/check.sh [--device cuda|cpu] [--petname BIN] [--data CSV] [--max-names N]
-#                           [--out DIR]
+#                           [--out DIR] [--strace BIN]
+#
+# --strace BIN: the strace that stops the resume check's run (default: strace on PATH).
 #
 # Checks (tolerances are absolute, on every epoch's train and validation loss):
 #   trace_*        the same seed gives the CPU's loss trace: CUDA fp32 without TF32 with each
 #                  --lstm-impl within 1e-4, bf16 within 1e-3 (cpu: the device forest within 1e-4)
-#   resume         with --deterministic: SIGTERM once the first epoch is reported, exit 143, a
-#                  checkpoint whose step is strictly inside the run, and the resumed run's trace
-#                  equal to an unstopped run's within 1e-6 on CUDA, 1e-9 on the CPU (with a fixed
-#                  --threads: another thread count sums in another order)
+#   resume         with --deterministic: SIGTERM as the run commits its checkpoint of epoch 1
+#                  (strace delivers it), exit 143, a checkpoint whose step is strictly inside the
+#                  run, and the resumed run's trace equal to an unstopped run's within 1e-6 on
+#                  CUDA, 1e-9 on the CPU (with a fixed --threads: another thread count sums in
+#                  another order)
 #   spread         cuda only: reports (never fails on) how far two unstopped runs of the default
 #                  path (without --deterministic) land apart: its atomic adds change the last
 #                  bits from run to run (the CPU's runs at a fixed --threads land on the same bits)
@@ -26,6 +29,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 here=bench/gpu
 device=cuda bin=build-gpu/bin/petname data=data/seattle_pet_licenses.csv max_names=3000 out=""
+strace_bin=""
 while (($#)); do
   case $1 in
     --device) device=$2 ;;
@@ -33,6 +37,7 @@ while (($#)); do
     --data) data=$2 ;;
     --max-names) max_names=$2 ;;
     --out) out=$2 ;;
+    --strace) strace_bin=$2 ;;
     *) echo "check.sh: error: unknown argument $1" >&2 && exit 2 ;;
   esac
   shift 2 || { echo "check.sh: error: $1 needs a value" >&2 && exit 2; }
@@ -42,6 +47,8 @@ done
 keep=1
 [[ -n $out ]] || { out=$(mktemp -d "${TMPDIR:-/tmp}/petname-gpu-check.XXXXXX") && keep=0; }
 mkdir -p "$out"
+out=$(realpath "$out")
+strace_bin=${strace_bin:-$(command -v strace)}
 failed=()
 check() {  # check NAME COMMAND...: the command's last output line is the check's reason
   local name=$1 line
@@ -62,18 +69,21 @@ run() {  # run NAME ARGS...: a training run, stdout and stderr to NAME.out / NAM
     { echo "petname exited $? ($(tail -n 1 "$out/$name.err"))" && return 1; }
   tail -n 1 "$out/$name.out"
 }
-# Starts a training run in the background, waits until its first epoch is reported and sends
-# SIGTERM; succeeds when it then exits with 143 (preempted after checkpointing).
-stop_after_first_epoch() {
-  local name=$1
-  shift
-  "$bin" train --data "$data" "$@" >"$out/$name.out" 2>"$out/$name.err" &
-  local pid=$!
-  while kill -0 "$pid" 2>/dev/null && ! grep -q '^epoch 1/' "$out/$name.out"; do sleep 0.05; done
-  kill -TERM "$pid" 2>/dev/null
-  wait "$pid"
+# Runs training with --checkpoint-dir DIR under strace, which sends it SIGTERM at its first system
+# call that names DIR/epoch-000001, as it commits that checkpoint: the stop lands after the first
+# epoch and before the run's end however fast the machine is. Succeeds when the run then exits
+# with 143 (preempted after checkpointing).
+stop_at_first_checkpoint() {
+  local name=$1 dir=$2
+  shift 2
+  [[ -n $strace_bin && -x $strace_bin ]] ||
+    { echo "no strace to stop the run with (apt-get install strace, or --strace BIN)" && return 1; }
+  "$strace_bin" -f -qq -o /dev/null -e trace=%file -e inject=%file:signal=TERM:when=1 \
+    -P "$dir/epoch-000001" "$bin" train --data "$data" "$@" --checkpoint-dir "$dir" \
+    >"$out/$name.out" 2>"$out/$name.err"
   local rc=$?
-  ((rc == 143)) || { echo "the stopped run exited $rc, not 143 (preempted)" && return 1; }
+  ((rc == 143)) ||
+    { echo "the stopped run exited $rc, not 143 (preempted): $(tail -n 1 "$out/$name.err")" && return 1; }
 }
 steps() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["steps"])' "$1"; }
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -105,7 +115,7 @@ resume() {
   rm -rf "$out/ck_full" "$out/ck_stop"
   local exact=("${long[@]}" --deterministic --epochs "$epochs")
   run full "${exact[@]}" --checkpoint-dir "$out/ck_full" --summary-json "$out/full.json" || return 1
-  stop_after_first_epoch stopped "${exact[@]}" --checkpoint-dir "$out/ck_stop" || return 1
+  stop_at_first_checkpoint stopped "$out/ck_stop" "${exact[@]}" || return 1
   local mid line
   mid=$(verify midway "$out/ck_stop" "$(steps "$out/full.json")") || { echo "$mid" && return 1; }
   run resumed "${exact[@]}" --checkpoint-dir "$out/ck_stop" --resume --summary-json "$out/resumed.json" || return 1
