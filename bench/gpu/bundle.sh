@@ -53,8 +53,8 @@ folder=$out/petname-gpu
 rm -rf "$folder.partial"
 mkdir -p "$folder.partial"/{bin,lib,data,bench/gpu}
 trap 'rm -rf "$folder.partial"' EXIT
-# What petname loads from outside the wheel and the CUDA libraries: the libraries of this
-# machine's Debian packages that the GPU machine need not have.
+# What petname and strace load from outside the wheel and the CUDA libraries: the libraries of
+# this machine's Debian packages that the GPU machine need not have.
 petname_libs=$(LD_LIBRARY_PATH=$(find "$cuda_libs/nvidia" -mindepth 2 -maxdepth 2 -name lib -type d | paste -sd:) \
   python3 bench/gpu/runtime.py bundle-libs "$bin" "$wheel" "$cuda_libs") || die "$petname_libs"
 strace_libs=$(python3 bench/gpu/runtime.py bundle-libs "$strace_bin" "$wheel" "$cuda_libs") || die "$strace_libs"

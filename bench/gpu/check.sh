@@ -76,7 +76,7 @@ run() {  # run NAME ARGS...: a training run, stdout and stderr to NAME.out / NAM
 stop_at_first_checkpoint() {
   local name=$1 dir=$2
   shift 2
-  [[ -n $strace_bin && -x $strace_bin ]] ||
+  [[ -x $strace_bin ]] ||
     { echo "no strace to stop the run with (apt-get install strace, or --strace BIN)" && return 1; }
   "$strace_bin" -f -qq -o /dev/null -e trace=%file -e inject=%file:signal=TERM:when=1 \
     -P "$dir/epoch-000001" "$bin" train --data "$data" "$@" --checkpoint-dir "$dir" \
